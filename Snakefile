@@ -1,0 +1,41 @@
+# Flocklab: simulation -> metrics -> summary -> figures -> report.
+#
+#   snakemake --cores 2                                  # default config/config.yaml
+#   snakemake --cores 2 --configfile config/test.yaml    # the tiny test configuration
+#   snakemake --report results/report.html               # HTML report of the figures
+#
+# The config is validated (JSON schema, then every model parameter point) before any job runs.
+
+from pathlib import Path
+
+import yaml
+
+from flocklab.config import validate_config
+
+BASE = Path(workflow.basedir)
+
+# A --configfile replaces the default config instead of being merged into it, so the studies
+# of two configs never mix.
+if not config:
+    with open(BASE / "config" / "config.yaml", encoding="utf-8") as stream:
+        config.update(yaml.safe_load(stream))
+
+STUDIES = validate_config(config, BASE / "workflow" / "schemas" / "config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
+
+
+localrules:
+    all,
+
+
+rule all:
+    input:
+        [summary_path(name) for name in STUDIES],
+        all_figure_outputs(),
+    default_target: True

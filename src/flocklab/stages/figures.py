@@ -1,0 +1,107 @@
+"""Stage *figures*: stage files → ``results/figures/<name>.<format>`` and animations.
+
+Figure kinds (config ``figures.<name>.kind``): ``snapshots`` and ``animation`` read run
+files, ``curve`` reads a study's ``summary.nc``. :func:`caption` writes the text shown
+under each figure in the HTML report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+from matplotlib.animation import FFMpegWriter, PillowWriter
+
+from flocklab import plotting
+from flocklab.config import Study
+from flocklab.io import open_dataset
+
+
+def _save(fig: plt.Figure, outputs: Sequence[str | os.PathLike], dpi: int) -> None:
+    for path in outputs:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(path).with_name(f".{Path(path).name}.part")
+        fig.savefig(temporary, dpi=dpi, format=Path(path).suffix.lstrip("."),
+                    metadata={"Software": None} if str(path).endswith(".png") else
+                    {"Creator": None, "Producer": None, "CreationDate": None})
+        os.replace(temporary, path)
+    plt.close(fig)
+
+
+def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
+                outputs: Sequence[str | os.PathLike], dpi: int = 150) -> None:
+    """Draw one ``snapshots`` or ``curve`` figure and save it in every output format.
+
+    ``inputs`` are the run files of the panels in order (``snapshots``) or the
+    study's summary file (``curve``).
+    """
+    if spec["kind"] == "snapshots":
+        runs = [open_dataset(path) for path in inputs]
+        fig = plotting.snapshot_figure(
+            runs, [panel["frame"] for panel in spec["panels"]],
+            [panel["label"] for panel in spec["panels"]], trail=spec["trail"],
+            columns=spec["columns"], title=spec["title"])
+    elif spec["kind"] == "curve":
+        summary = open_dataset(inputs[0])
+        fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),
+                                    xlabel=spec.get("xlabel"), ylabel=spec.get("ylabel"),
+                                    logy=spec["logy"], title=spec["title"])
+    else:
+        raise ValueError(f"figure kind {spec['kind']!r} is not drawn by make_figure")
+    _save(fig, outputs, dpi)
+
+
+def make_animation(spec: Mapping[str, Any], run_path: str | os.PathLike, gif: str | os.PathLike,
+                   mp4: str | os.PathLike | None = None, dpi: int = 100) -> None:
+    """Write a GIF (and an MP4 when ``mp4`` is given and ffmpeg exists) of one run."""
+    ds = open_dataset(run_path)
+    animation = plotting.animate_run(ds, trail=spec["trail"], stride=spec["stride"],
+                                     fps=spec["fps"], title=spec["title"])
+    targets = [(gif, PillowWriter(fps=spec["fps"]))]
+    if mp4 is not None:
+        if shutil.which("ffmpeg") is None:
+            raise RuntimeError("MP4 requested but ffmpeg is not on PATH")
+        targets.append((mp4, FFMpegWriter(fps=spec["fps"])))
+    for path, writer in targets:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(path).with_name(f".part.{Path(path).name}")
+        animation.save(temporary, writer=writer, dpi=dpi)
+        os.replace(temporary, path)
+    plt.close(animation._fig)
+
+
+def _values_text(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in values.items())
+
+
+def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
+    """Report caption (reStructuredText): what is drawn, parameters, replicates and steps."""
+    fixed = study.params(next(study.points()))
+    for swept in study.swept:
+        fixed.pop(swept, None)
+    lines = [f"**{spec.get('title') or name}** — {study.description or study.name}", ""]
+    if spec["kind"] == "curve":
+        y = spec["y"].replace("_", " ")
+        lines.append(f"Replicate-averaged {y} against {spec['x']}"
+                     + (f", one line per {spec['hue']}" if spec.get("hue") else "")
+                     + f". Error bars: jackknife over the {study.replicates} seeds per point "
+                     "(with one seed, the run's autocorrelation-corrected standard error).")
+        sweeps = "; ".join(
+            " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
+                                 axis.coords.items()) for axis in study.axes)
+        lines.append(f"Swept: {sweeps}.")
+    else:
+        panels = spec.get("panels") or [spec]
+        shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "
+                          f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
+        lines.append(f"Particle configurations ({shown}). Arrows: headings; grey lines: the "
+                     f"last {spec.get('trail', 0)} steps of each trajectory.")
+    lines.append(f"Fixed parameters: {_values_text(fixed)}.")
+    lines.append(f"Model {study.model}; {study.replicates} replicate(s) per point, "
+                 f"{study.steps} steps, first {study.burn_in} discarded as burn-in; "
+                 f"base seed {study.base_seed}.")
+    return "\n".join(lines)

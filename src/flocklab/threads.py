@@ -1,0 +1,17 @@
+"""Thread count of the numba kernels."""
+
+from __future__ import annotations
+
+import numba
+
+
+def set_threads(threads: int | None) -> int:
+    """Use ``threads`` numba threads (``None``: leave as is); returns the count in use.
+
+    The kernels give identical results for any thread count.
+    """
+    if threads is not None:
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    return numba.get_num_threads()

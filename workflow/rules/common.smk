@@ -1,0 +1,81 @@
+# Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
+# (flocklab.config.validate_config); nothing here does physics or I/O.
+
+import shutil
+
+RESULTS = "results"
+POINTS = {name: {point.label: point for point in study.points()} for name, study in STUDIES.items()}
+FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
+ANIMATIONS = {name: spec for name, spec in config["figures"].items() if spec["kind"] == "animation"}
+HAVE_FFMPEG = shutil.which("ffmpeg") is not None
+
+
+def _alternatives(names):
+    return "|".join(names) if names else "^$"
+
+
+wildcard_constraints:
+    study=_alternatives(STUDIES),
+    point=r"[^/]+",
+    replicate=r"\d+",
+    figure=_alternatives(FIGURES),
+    animation=_alternatives(ANIMATIONS),
+
+
+def run_path(study, label, replicate):
+    return f"{RESULTS}/{study}/runs/{label}/rep{replicate}.nc"
+
+
+def metrics_path(study, label, replicate):
+    return f"{RESULTS}/{study}/metrics/{label}/rep{replicate}.nc"
+
+
+def summary_path(study):
+    return f"{RESULTS}/{study}/summary.nc"
+
+
+def study_files(path_of, study):
+    """Per-run files of a study, point-major then replicate (the order summarize expects)."""
+    return [path_of(study, label, replicate) for label in POINTS[study]
+            for replicate in range(STUDIES[study].replicates)]
+
+
+def point_of(wildcards):
+    return POINTS[wildcards.study][wildcards.point]
+
+
+def study_record(study):
+    """The slice of a study that its summary depends on (passed through params)."""
+    return {"name": study.name, "model": study.model, "description": study.description,
+            "fixed": study.fixed, "replicates": study.replicates, "steps": study.steps,
+            "burn_in": study.burn_in,
+            "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in study.axes]}
+
+
+def figure_run(spec, entry):
+    study = STUDIES[spec["study"]]
+    point = study.find_point(entry["point"])
+    return run_path(study.name, point.label, entry.get("replicate", 0))
+
+
+def figure_inputs(wildcards):
+    spec = FIGURES[wildcards.figure]
+    if spec["kind"] == "curve":
+        return [summary_path(spec["study"])]
+    return [figure_run(spec, panel) for panel in spec["panels"]]
+
+
+def figure_outputs(name):
+    return [f"{RESULTS}/figures/{name}.{ext}" for ext in config["plot"]["formats"]]
+
+
+def animation_outputs(name):
+    outputs = [f"{RESULTS}/figures/{name}.gif"]
+    if HAVE_FFMPEG:
+        outputs.append(f"{RESULTS}/figures/{name}.mp4")
+    return outputs
+
+
+def all_figure_outputs():
+    outputs = [path for name in FIGURES for path in figure_outputs(name)]
+    return outputs + [path for name in ANIMATIONS for path in animation_outputs(name)]

@@ -1,0 +1,47 @@
+# Stage 3: figures and animations, each marked for the HTML report with a caption.
+
+from flocklab.stages.figures import caption
+
+
+rule figure:
+    input:
+        figure_inputs,
+    output:
+        report(
+            f"{RESULTS}/figures/{{figure}}.{config['plot']['formats'][0]}",
+            caption="../report/figure.rst",
+            category="Figures",
+        ),
+        [f"{RESULTS}/figures/{{figure}}.{ext}" for ext in config["plot"]["formats"][1:]],
+    params:
+        spec=lambda wc: FIGURES[wc.figure],
+        dpi=config["plot"]["dpi"],
+        caption=lambda wc: caption(wc.figure, FIGURES[wc.figure], STUDIES[FIGURES[wc.figure]["study"]]),
+    log:
+        "results/logs/figures/{figure}.log",
+    localrule: True
+    script:
+        "../scripts/figure.py"
+
+
+rule animation:
+    input:
+        lambda wc: figure_run(ANIMATIONS[wc.animation], ANIMATIONS[wc.animation]),
+    output:
+        gif=report(
+            f"{RESULTS}/figures/{{animation}}.gif",
+            caption="../report/figure.rst",
+            category="Animations",
+        ),
+        **({"mp4": f"{RESULTS}/figures/{{animation}}.mp4"} if HAVE_FFMPEG else {}),
+    params:
+        spec=lambda wc: ANIMATIONS[wc.animation],
+        dpi=100,
+        caption=lambda wc: caption(
+            wc.animation, ANIMATIONS[wc.animation], STUDIES[ANIMATIONS[wc.animation]["study"]]
+        ),
+    log:
+        "results/logs/figures/{animation}.log",
+    localrule: True
+    script:
+        "../scripts/animation.py"
