@@ -79,10 +79,10 @@ def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
     errors = list(validator.iter_errors(config))
     if errors:
         error = jsonschema.exceptions.best_match(errors)
-        # For oneOf/anyOf, the most specific sub-error names the key best.
-        while error.context:
-            error = jsonschema.exceptions.best_match(error.context)
         key = _key_path(error.absolute_path)
+        if error.validator in ("oneOf", "anyOf"):
+            raise ConfigError(f"config key '{key}': {error.instance!r} matches none of the "
+                              f"allowed forms{_describe(error.schema)}")
         if error.validator == "additionalProperties":
             raise ConfigError(f"config key '{key}': {error.message}; allowed keys: "
                               f"{', '.join(error.schema.get('properties', {})) or 'none'}")
@@ -117,7 +117,7 @@ def expand_values(spec: Any) -> list:
             return [start]
         return [round(start + (stop - start) * k / (num - 1), RANGE_DECIMALS) for k in range(num)]
     step = float(spec["step"])
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    count = math.floor((stop - start) / step + 1e-9) + 1
     return [round(start + k * step, RANGE_DECIMALS) for k in range(max(count, 0))]
 
 
@@ -268,8 +268,10 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
         try:
             study.params(point)
         except ParameterError as error:
-            source = (f"{where}.params.{error.name}" if error.name in fixed else
-                      f"{where}.sweep" if error.name in study.swept else f"{where}.params")
+            source = f"{where}.params" + (f".{error.name}" if error.name in fixed else "")
+            for number, axis in enumerate(study.axes):
+                if error.name in axis.coords:
+                    source = f"{where}.sweep[{number}].{error.name}"
             raise ConfigError(f"config key '{source}': {error.message} (at point "
                               f"{point.label})") from None
     return study

@@ -22,6 +22,7 @@ K. Binder, Z. Phys. B 43, 119 (1981).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -39,6 +40,10 @@ def autocorrelation(series: np.ndarray) -> np.ndarray:
     """
     series = np.asarray(series, dtype=np.float64)
     n = series.size
+    if n == 0 or np.all(series == series[0]):
+        rho = np.zeros(n)
+        rho[:1] = 1.0
+        return rho
     centred = series - series.mean()
     size = 1 << (2 * n - 1).bit_length()
     spectrum = np.fft.rfft(centred, size)
@@ -138,7 +143,7 @@ def series_statistics(series: np.ndarray, n_particles: int, blocks: int = JACKKN
     k = min(blocks, n)
     edges = np.linspace(0, n, k + 1).astype(int)
     sums = np.array([[np.sum(series[a:b] ** p) for p in (1, 2, 4)]
-                     for a, b in zip(edges[:-1], edges[1:], strict=True)])
+                     for a, b in itertools.pairwise(edges)])
     counts = np.diff(edges).astype(float)
     left_out = (sums.sum(axis=0)[None, :] - sums) / (n - counts)[:, None]
     chi_jack = susceptibility(left_out[:, 0], left_out[:, 1], n_particles)

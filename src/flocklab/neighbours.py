@@ -99,7 +99,8 @@ def gather_sorted(order, x, y, ux, uy, xs, ys, uxs, uys):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
-def neighbour_sum_one(k, cx, cy, m, xs, ys, uxs, uys, cell_start, box, radius_sq):  # pragma: no cover
+def neighbour_sum_one(k, cx, cy, m, xs, ys, uxs, uys, cell_start, box,
+                      radius_sq):  # pragma: no cover
     """Sum of ``(ux, uy)`` over particles within ``radius`` of sorted particle ``k``.
 
     Returns ``(sum_x, sum_y, count)``; the particle itself is included.

@@ -15,11 +15,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import xarray as xr  # noqa: E402
-from matplotlib.animation import FuncAnimation  # noqa: E402
-from matplotlib.collections import LineCollection  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import xarray as xr
+from matplotlib.animation import FuncAnimation
+from matplotlib.collections import LineCollection
 
 QUANTITY_LABELS = {
     "order_parameter": r"order parameter $v_a$",

@@ -44,7 +44,8 @@ class Progress:
             elapsed = now - self._start
             remaining = elapsed * (1 - fraction) / fraction if fraction > 0 else float("nan")
             self.stream.write(f"\r{self.label} [{bar:<{width}}] {100 * fraction:5.1f}% "
-                              f"{done}/{self.total} ({elapsed:.0f}s elapsed, ~{remaining:.0f}s left)")
+                              f"{done}/{self.total} ({elapsed:.0f}s elapsed, "
+                              f"~{remaining:.0f}s left)")
             self.stream.flush()
 
     def close(self) -> None:

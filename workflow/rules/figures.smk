@@ -17,6 +17,8 @@ rule figure:
         spec=lambda wc: FIGURES[wc.figure],
         dpi=config["plot"]["dpi"],
         caption=lambda wc: caption(wc.figure, FIGURES[wc.figure], STUDIES[FIGURES[wc.figure]["study"]]),
+    conda:
+        "../envs/flocklab.yaml"
     log:
         "results/logs/figures/{figure}.log",
     localrule: True
@@ -40,6 +42,8 @@ rule animation:
         caption=lambda wc: caption(
             wc.animation, ANIMATIONS[wc.animation], STUDIES[ANIMATIONS[wc.animation]["study"]]
         ),
+    conda:
+        "../envs/flocklab.yaml"
     log:
         "results/logs/figures/{animation}.log",
     localrule: True

@@ -8,6 +8,8 @@ rule metrics:
         "results/{study}/metrics/{point}/rep{replicate}.nc",
     params:
         burn_in=lambda wc: STUDIES[wc.study].burn_in,
+    conda:
+        "../envs/flocklab.yaml"
     log:
         "results/logs/metrics/{study}/{point}/rep{replicate}.log",
     script:
@@ -21,6 +23,8 @@ rule summarize:
         "results/{study}/summary.nc",
     params:
         study=lambda wc: study_record(STUDIES[wc.study]),
+    conda:
+        "../envs/flocklab.yaml"
     log:
         "results/logs/summarize/{study}.log",
     localrule: True

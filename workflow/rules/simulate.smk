@@ -10,6 +10,8 @@ rule simulate:
         control=lambda wc: STUDIES[wc.study].control(point_of(wc), int(wc.replicate)).as_attrs(),
         attrs=lambda wc: {"study": wc.study, "point": wc.point, "replicate": int(wc.replicate)},
     threads: config["threads"]
+    conda:
+        "../envs/flocklab.yaml"
     log:
         "results/logs/simulate/{study}/{point}/rep{replicate}.log",
     benchmark:

@@ -91,7 +91,7 @@ class Model(ABC):
         self.check(params)
         return params
 
-    def check(self, params: dict[str, Any]) -> None:
+    def check(self, params: dict[str, Any]) -> None:  # noqa: B027  (optional hook)
         """Cross-parameter rules (override); raise ParameterError."""
 
     def spec(self, name: str) -> ParameterSpec:

@@ -193,6 +193,37 @@ def advance(x, y, ex, ey, uniforms, first_step, box, radius, m, v0, eta, vectori
             _record(frame, x, y, ex, ey, snap_x, snap_y, snap_theta)
 
 
+def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.ndarray,
+                box: float, radius: float, v0: float, eta: float, noise: str = "angular",
+                update: str = "forward") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One step of the production kernel on copies of the state: new ``(x, y, theta)``.
+
+    Parameters
+    ----------
+    x, y, theta : ndarray, shape (N,)
+        Positions in ``[0, L)`` and headings (rad).
+    uniforms : ndarray, shape (N,)
+        The step's U[0, 1) numbers, one per particle.
+    box, radius, v0, eta : float
+        ``L``, ``r``, ``v0``, ``eta``.
+    noise, update : str
+        ``"angular"|"vectorial"``, ``"forward"|"backward"``.
+    """
+    n = x.shape[0]
+    m = cells_per_side(box, radius)
+    x, y = np.array(x, dtype=np.float64), np.array(y, dtype=np.float64)
+    ex, ey = np.cos(theta), np.sin(theta)
+    order_parameter = np.empty(2)
+    no_frames = np.full(2, -1, dtype=np.int64)
+    snap = np.empty((1, n))
+    advance(x, y, ex, ey, np.asarray(uniforms, dtype=np.float64).reshape(1, n), 0, float(box),
+            float(radius), m, float(v0), float(eta), noise == "vectorial", update == "forward",
+            np.empty((2, n), dtype=np.int64), np.empty(m * m + 1, dtype=np.int64),
+            np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, no_frames,
+            snap, snap, snap)
+    return x, y, np.arctan2(ey, ex)
+
+
 # --------------------------------------------------------------------------- reference
 
 

@@ -1,0 +1,43 @@
+# Flocklab entry points. Each target creates .venv (Python >= 3.11, pip) when needed.
+#   make run        the default study set: simulations, figures, HTML report (results/)
+#   make test       ruff + the test suite (what CI runs)
+#   make test-slow  the long statistical validations too
+#   make bench      the kernel benchmark (benchmarks/results/)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+CORES  ?= 2
+STAMP   = $(VENV)/.installed
+
+.PHONY: run report test test-slow lint bench clean-results
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --report results/report.html
+
+report: $(STAMP)
+	$(BIN)/snakemake --report results/report.html
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/snakemake --lint
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_vicsek.py
+
+clean-results:
+	rm -rf results .snakemake

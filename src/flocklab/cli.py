@@ -1,0 +1,122 @@
+"""Command line: ``flocklab simulate|metrics|params|check-config``.
+
+Model options are generated from the model's parameter declarations, so every
+parameter has an option whose help gives its meaning, unit, allowed range and default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from flocklab.models import MODELS, RunControl, SimulationError, get_model
+from flocklab.parameters import ParameterError, ParameterSpec
+from flocklab.provenance import package_version
+
+
+def _number(kind: str):
+    def parse(text: str) -> int | float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        return int(value) if kind == "int" and value.is_integer() else value
+    parse.__name__ = kind
+    return parse
+
+
+def _add_parameter(parser: argparse.ArgumentParser, spec: ParameterSpec) -> None:
+    help_text = (f"{spec.description} [{spec.unit}]; {spec.range_text()}; "
+                 f"default {spec.default!r}")
+    if spec.kind == "choice":
+        parser.add_argument(f"--{spec.name}", choices=spec.choices, help=help_text)
+    else:
+        parser.add_argument(f"--{spec.name}", type=_number(spec.kind), metavar="VALUE",
+                            help=help_text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="flocklab", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
+    models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
+    for name, cls in sorted(MODELS.items()):
+        model_parser = models.add_parser(name, help=cls.description,
+                                         description=f"{cls.description}. {cls.reference}.")
+        for spec in cls.parameters:
+            _add_parameter(model_parser, spec)
+        run = model_parser.add_argument_group("run control")
+        run.add_argument("--steps", type=int, required=True, help="time steps (>= 1)")
+        run.add_argument("--seed", type=int, required=True, help="seed of the random stream")
+        run.add_argument("--snapshot-every", type=int, default=0, metavar="K",
+                         help="store x, y, theta every K steps (0: only frame 0); default 0")
+        run.add_argument("--snapshot-start", type=int, default=0, metavar="S",
+                         help="first stored step after frame 0; default 0")
+        run.add_argument("--threads", type=int, default=None,
+                         help="numba threads (results do not depend on it); default: all cores")
+        run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                         help="progress bar (default: only on a terminal)")
+        run.add_argument("--out", required=True, help="output netCDF file")
+
+    metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
+    metrics.add_argument("run", help="run netCDF file")
+    metrics.add_argument("--burn-in", type=int, required=True, help="steps to discard (>= 0)")
+    metrics.add_argument("--out", required=True, help="output netCDF file")
+
+    params = commands.add_parser("params", help="list a model's parameters")
+    params.add_argument("model", choices=sorted(MODELS))
+
+    check = commands.add_parser("check-config", help="validate a workflow config file")
+    check.add_argument("config", help="YAML config file")
+    return parser
+
+
+def _simulate(args: argparse.Namespace) -> None:
+    from flocklab.stages.simulate import run_simulation
+
+    model = get_model(args.model)
+    given = {spec.name: getattr(args, spec.name) for spec in model.parameters
+             if getattr(args, spec.name) is not None}
+    params = model.resolve(given)
+    control = RunControl(steps=args.steps, seed=args.seed, snapshot_every=args.snapshot_every,
+                         snapshot_start=args.snapshot_start)
+    run_simulation(model.name, params, control, args.out, threads=args.threads,
+                   progress=args.progress)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``flocklab`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "simulate":
+            _simulate(args)
+        elif args.command == "metrics":
+            from flocklab.stages.metrics import run_metrics
+
+            if args.burn_in < 0:
+                raise ParameterError("burn_in", "'--burn-in' must be >= 0")
+            run_metrics(args.run, args.burn_in, args.out)
+        elif args.command == "params":
+            for spec in get_model(args.model).parameters:
+                print(f"{spec.name:8s} {spec.kind:6s} default {spec.default!r:12s} "
+                      f"[{spec.unit}] {spec.range_text()} — {spec.description}")
+        elif args.command == "check-config":
+            from flocklab.config import load_config
+
+            _, studies = load_config(args.config)
+            for name, study in studies.items():
+                runs = len(list(study.points())) * study.replicates
+                print(f"{name}: model {study.model}, {runs} runs of {study.steps} steps")
+    except ParameterError as error:
+        parser.exit(2, f"flocklab: error: {error.message}\n")
+    except (SimulationError, ValueError) as error:
+        parser.exit(1, f"flocklab: error: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

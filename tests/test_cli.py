@@ -1,0 +1,61 @@
+"""The flocklab command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from flocklab.cli import main
+
+
+def test_simulate_writes_a_complete_file(tmp_path):
+    out = tmp_path / "run.nc"
+    main(["simulate", "vicsek", "--N", "60", "--L", "4", "--eta", "2.0", "--steps", "50",
+          "--seed", "1", "--snapshot-every", "10", "--noise", "vectorial", "--eta", "0.3",
+          "--out", str(out)])
+    with xr.open_dataset(out) as ds:
+        assert ds.sizes == {"time": 51, "frame": 6, "particle": 60}
+        assert ds.attrs["noise"] == "vectorial" and ds.attrs["eta"] == 0.3
+        assert ds.attrs["L"] == 4.0 and ds.attrs["seed"] == 1
+        assert np.all((ds["order_parameter"] >= 0) & (ds["order_parameter"] <= 1 + 1e-12))
+
+
+def test_metrics_command(tmp_path):
+    run = tmp_path / "run.nc"
+    main(["simulate", "vicsek", "--N", "50", "--L", "3", "--steps", "100", "--seed", "2",
+          "--out", str(run)])
+    out = tmp_path / "metrics.nc"
+    main(["metrics", str(run), "--burn-in", "20", "--out", str(out)])
+    with xr.open_dataset(out) as ds:
+        assert int(ds["samples"]) == 80
+        assert 0 < float(ds["order_parameter_mean"]) <= 1
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (["--eta", "7"], "eta"), (["--N", "0"], "N"), (["--L", "-1"], "L"), (["--r", "0"], "r"),
+    (["--noise", "vectorial", "--eta", "2"], "eta"),
+])
+def test_bad_options_fail_with_the_parameter_name(tmp_path, capsys, args, name):
+    out = tmp_path / "run.nc"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", "vicsek", *args, "--steps", "5", "--seed", "1", "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert f"parameter '{name}'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_help_lists_units_and_defaults():
+    result = subprocess.run([sys.executable, "-m", "flocklab.cli", "simulate", "vicsek", "--help"],
+                            capture_output=True, text=True, check=True)
+    for text in ("--v0", "length/step", "--noise", "--update", "--snapshot-every",
+                 "default 0.03", "interaction radius"):
+        assert text in result.stdout
+
+
+def test_check_config(repo, capsys):
+    main(["check-config", str(repo / "config" / "test.yaml")])
+    assert "noise: model vicsek, 12 runs of 200 steps" in capsys.readouterr().out

@@ -1,0 +1,140 @@
+"""The Snakemake pipeline end to end on config/test.yaml, and its incremental reruns."""
+
+from __future__ import annotations
+
+import copy
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import xarray as xr
+import yaml
+
+pytestmark = pytest.mark.pipeline
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
+               "--directory", str(workdir), *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def planned_jobs(workdir: Path, config: Path) -> dict[str, int]:
+    """Rule -> job count from a dry run's job-stats table (empty when nothing is to be done)."""
+    result = snakemake(workdir, "--configfile", str(config), "--dry-run", "--cores", "1")
+    text = result.stdout + result.stderr
+    if "Nothing to be done" in text:
+        return {}
+    table = text.split("Job stats:", 1)[1]
+    jobs = {}
+    for line in table.splitlines()[3:]:
+        match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if not match:
+            break
+        jobs[match.group(1)] = int(match.group(2))
+    jobs.pop("total", None)
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("pipeline")
+    config_path = workdir / "config.yaml"
+    config_path.write_text((REPO / "config" / "test.yaml").read_text())
+    snakemake(workdir, "--configfile", str(config_path), "--cores", "2")
+    snakemake(workdir, "--configfile", str(config_path), "--report",
+              str(workdir / "results" / "report.html"))
+    return workdir, config_path
+
+
+def _rewrite(config_path: Path, change) -> Path:
+    config = yaml.safe_load(config_path.read_text())
+    changed = copy.deepcopy(config)
+    change(changed)
+    path = config_path.with_name("changed.yaml")
+    path.write_text(yaml.safe_dump(changed, sort_keys=False))
+    return path
+
+
+def test_every_expected_output_exists_and_opens(finished):
+    workdir, config_path = finished
+    results = workdir / "results"
+    config = yaml.safe_load(config_path.read_text())
+    for study in config["studies"]:
+        with xr.open_dataset(results / study / "summary.nc") as summary:
+            assert "replicate_order_parameter" in summary
+            assert summary["replicate_order_parameter"].notnull().all()
+    with xr.open_dataset(results / "noise" / "summary.nc") as summary:
+        assert summary.sizes == {"N": 2, "eta": 3, "seed": 2}
+        assert summary["L"].dims == ("N",)
+        assert summary["order_parameter_mean"].dims == ("N", "eta", "seed")
+        # eta = 0 orders, eta = 4 does not (the physics survives the plumbing)
+        assert (summary["replicate_order_parameter"].sel(eta=0.0) > 0.9).all()
+        assert (summary["replicate_order_parameter"].sel(eta=4.0) < 0.8).all()
+    with xr.open_dataset(results / "density" / "summary.nc") as summary:
+        assert summary["density"].values.tolist() == [0.5, 2.0]
+    runs = sorted((results / "noise" / "runs").glob("*/rep*.nc"))
+    assert len(runs) == 12
+    with xr.open_dataset(runs[0]) as run:
+        assert {"study", "point", "replicate", "seed", "git_commit"} <= set(run.attrs)
+    for name in ("fig1", "fig2a", "fig2b"):
+        assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (results / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
+    assert (results / "figures" / "animation.gif").read_bytes()[:3] == b"GIF"
+    report = (results / "report.html").read_text()
+    assert "fig2a.png" in report
+    assert list(results.rglob("*.part")) == []
+    logs = list((results / "logs").rglob("*.log"))
+    assert len(logs) >= 12 + 2 + 4 + 3 + 4
+
+
+def test_nothing_to_do_after_a_complete_run(finished):
+    workdir, config_path = finished
+    assert planned_jobs(workdir, config_path) == {}
+
+
+def test_changing_a_figure_option_reruns_only_that_figure(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path, lambda c: c["figures"]["fig2a"].update(title="new title"))
+    assert planned_jobs(workdir, changed) == {"all": 1, "figure": 1}
+
+
+def test_adding_a_noise_value_runs_only_the_new_simulations(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path,
+                       lambda c: c["studies"]["noise"]["sweep"][1].update(eta=[0.0, 1.0, 2.0, 4.0]))
+    # one new eta for 2 sizes x 2 replicates; then that study's summary and its figure
+    assert planned_jobs(workdir, changed) == {"all": 1, "simulate": 4, "metrics": 4,
+                                              "summarize": 1, "figure": 1}
+
+
+def test_changing_burn_in_reruns_metrics_not_simulations(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path, lambda c: c["studies"]["density"].update(burn_in=100))
+    assert planned_jobs(workdir, changed) == {"all": 1, "metrics": 4, "summarize": 1,
+                                              "figure": 1}
+
+
+def test_bad_config_fails_before_any_job(tmp_path):
+    config = yaml.safe_load((REPO / "config" / "test.yaml").read_text())
+    config["studies"]["noise"]["params"]["r"] = -1.0
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = snakemake(tmp_path, "--configfile", str(path), "--cores", "1", check=False)
+    assert result.returncode != 0
+    assert "config key 'studies.noise.params.r'" in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_lint_is_clean(tmp_path):
+    result = snakemake(tmp_path, "--configfile", str(REPO / "config" / "test.yaml"), "--lint",
+                       check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr
