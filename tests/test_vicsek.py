@@ -175,8 +175,8 @@ def test_bad_parameters_are_rejected_with_their_name(params, name):
 
 
 def test_blow_up_stops_with_parameters_and_writes_nothing(monkeypatch, tmp_path):
-    def poisoned_advance(x, *args):
-        x[:] = np.nan
+    def poisoned_advance(state, *args):
+        state[0, :] = np.nan
 
     monkeypatch.setattr(vicsek_module, "advance", poisoned_advance)
     out = tmp_path / "run.nc"

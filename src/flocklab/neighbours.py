@@ -99,47 +99,95 @@ def gather_sorted(order, x, y, ux, uy, xs, ys, uxs, uys):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
+def _strip_sum(first, last, xs, ys, uxs, uys, px, py, radius_sq):  # pragma: no cover
+    """Sum of ``(ux, uy)`` over sorted particles ``first..last-1`` within r of ``(px, py)``."""
+    # Branch-free: a mispredicted "inside" branch per candidate costs more than the pair test.
+    sum_x = 0.0
+    sum_y = 0.0
+    count = 0.0
+    for q in range(first, last):
+        dx = xs[q] - px
+        dy = ys[q] - py
+        weight = 1.0 if dx * dx + dy * dy <= radius_sq else 0.0
+        sum_x += weight * uxs[q]
+        sum_y += weight * uys[q]
+        count += weight
+    return sum_x, sum_y, int(count)
+
+
+@njit(cache=True, inline="always")
+def _single_cell_sum(k, xs, ys, uxs, uys, box, radius_sq):  # pragma: no cover
+    """Minimum-image sum over all particles, for grids of one cell (L < 3r)."""
+    half = 0.5 * box
+    sum_x = 0.0
+    sum_y = 0.0
+    count = 0
+    for q in range(xs.shape[0]):
+        dx = xs[q] - xs[k]
+        if dx > half:
+            dx -= box
+        elif dx < -half:
+            dx += box
+        dy = ys[q] - ys[k]
+        if dy > half:
+            dy -= box
+        elif dy < -half:
+            dy += box
+        if dx * dx + dy * dy <= radius_sq:
+            sum_x += uxs[q]
+            sum_y += uys[q]
+            count += 1
+    return sum_x, sum_y, count
+
+
+@njit(cache=True, inline="always")
 def neighbour_sum_one(k, cx, cy, m, xs, ys, uxs, uys, cell_start, box,
                       radius_sq):  # pragma: no cover
     """Sum of ``(ux, uy)`` over particles within ``radius`` of sorted particle ``k``.
 
-    Returns ``(sum_x, sum_y, count)``; the particle itself is included.
+    Returns ``(sum_x, sum_y, count)``; the particle itself is included. With three or
+    more cells per side, the three cells of a stencil row are one contiguous range of the
+    sorted arrays unless the row wraps around the box, and the periodic image of a wrapped
+    cell is handled by shifting the query point by ``±L``, so the pair loop has no branches.
     """
-    half = 0.5 * box
+    if m < 3:
+        return _single_cell_sum(k, xs, ys, uxs, uys, box, radius_sq)
     xk = xs[k]
     yk = ys[k]
     sum_x = 0.0
     sum_y = 0.0
     count = 0
-    reach = 1 if m >= 3 else 0
-    for oy in range(-reach, reach + 1):
+    for oy in range(-1, 2):
         ny = cy + oy
+        py = yk
         if ny < 0:
             ny += m
+            py = yk + box
         elif ny >= m:
             ny -= m
-        for ox in range(-reach, reach + 1):
-            nx = cx + ox
-            if nx < 0:
-                nx += m
-            elif nx >= m:
-                nx -= m
-            c = ny * m + nx
-            for q in range(cell_start[c], cell_start[c + 1]):
-                dx = xs[q] - xk
-                if dx > half:
-                    dx -= box
-                elif dx < -half:
-                    dx += box
-                dy = ys[q] - yk
-                if dy > half:
-                    dy -= box
-                elif dy < -half:
-                    dy += box
-                if dx * dx + dy * dy <= radius_sq:
-                    sum_x += uxs[q]
-                    sum_y += uys[q]
-                    count += 1
+            py = yk - box
+        row = ny * m
+        if 1 <= cx <= m - 2:
+            sx, sy, n = _strip_sum(cell_start[row + cx - 1], cell_start[row + cx + 2], xs, ys,
+                                   uxs, uys, xk, py, radius_sq)
+            sum_x += sx
+            sum_y += sy
+            count += n
+        else:
+            for ox in range(-1, 2):
+                nx = cx + ox
+                px = xk
+                if nx < 0:
+                    nx += m
+                    px = xk + box
+                elif nx >= m:
+                    nx -= m
+                    px = xk - box
+                sx, sy, n = _strip_sum(cell_start[row + nx], cell_start[row + nx + 1], xs, ys,
+                                       uxs, uys, px, py, radius_sq)
+                sum_x += sx
+                sum_y += sy
+                count += n
     return sum_x, sum_y, count
 
 

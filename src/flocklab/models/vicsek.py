@@ -46,7 +46,7 @@ import xarray as xr
 from numba import njit, prange
 
 from flocklab.models.base import Model, RunControl, SimulationError, register
-from flocklab.neighbours import bin_particles, cells_per_side, gather_sorted, neighbour_sum_one
+from flocklab.neighbours import bin_particles, cells_per_side, neighbour_sum_one
 from flocklab.parameters import ParameterError, ParameterSpec
 from flocklab.progress import Progress
 from flocklab.provenance import netcdf_attrs, provenance_attrs
@@ -56,15 +56,26 @@ NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
 #: Noise values held in memory at once (per chunk of steps), in float64 numbers.
-NOISE_CHUNK_VALUES = 1 << 18
+NOISE_CHUNK_VALUES = 1 << 20
 
 
 # --------------------------------------------------------------------------- kernels
 
 
 @njit(cache=True, parallel=True)
-def _new_headings(xs, ys, exs, eys, cell_start, m, box, radius, order, uniforms, eta,
-                  vectorial, ex_new, ey_new):  # pragma: no cover
+def _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids):  # pragma: no cover
+    for k in prange(order.shape[0]):
+        i = order[k]
+        xs[k] = x[i]
+        ys[k] = y[i]
+        exs[k] = ex[i]
+        eys[k] = ey[i]
+        ids[k] = ident[i]
+
+
+@njit(cache=True, parallel=True)
+def _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, uniforms, eta, vectorial,
+                  ex_new, ey_new):  # pragma: no cover
     radius_sq = radius * radius
     for c in prange(m * m):
         cy = c // m
@@ -72,8 +83,7 @@ def _new_headings(xs, ys, exs, eys, cell_start, m, box, radius, order, uniforms,
         for k in range(cell_start[c], cell_start[c + 1]):
             sx, sy, n = neighbour_sum_one(k, cx, cy, m, xs, ys, exs, eys, cell_start, box,
                                           radius_sq)
-            i = order[k]
-            u = uniforms[i]
+            u = uniforms[ids[k]]
             if vectorial:
                 xi = math.pi * (2.0 * u - 1.0)
                 sx += eta * n * math.cos(xi)
@@ -86,14 +96,14 @@ def _new_headings(xs, ys, exs, eys, cell_start, m, box, radius, order, uniforms,
                 nx = exs[k]
                 ny = eys[k]
             if vectorial:
-                ex_new[i] = nx
-                ey_new[i] = ny
+                ex_new[k] = nx
+                ey_new[k] = ny
             else:
                 dtheta = eta * (u - 0.5)
                 cos_d = math.cos(dtheta)
                 sin_d = math.sin(dtheta)
-                ex_new[i] = cos_d * nx - sin_d * ny
-                ey_new[i] = sin_d * nx + cos_d * ny
+                ex_new[k] = cos_d * nx - sin_d * ny
+                ey_new[k] = sin_d * nx + cos_d * ny
 
 
 @njit(cache=True, parallel=True)
@@ -128,23 +138,31 @@ def _order_parameter(ex, ey):  # pragma: no cover
 
 
 @njit(cache=True)
-def _record(frame, x, y, ex, ey, snap_x, snap_y, snap_theta):  # pragma: no cover
-    for i in range(x.shape[0]):
-        snap_x[frame, i] = x[i]
-        snap_y[frame, i] = y[i]
-        snap_theta[frame, i] = math.atan2(ey[i], ex[i])
+def _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta):  # pragma: no cover
+    for k in range(x.shape[0]):
+        i = ident[k]
+        snap_x[frame, i] = x[k]
+        snap_y[frame, i] = y[k]
+        snap_theta[frame, i] = math.atan2(ey[k], ex[k])
 
 
 @njit(cache=True)
-def advance(x, y, ex, ey, uniforms, first_step, box, radius, m, v0, eta, vectorial, forward,
+def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectorial, forward,
             work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
             snap_x, snap_y, snap_theta):  # pragma: no cover
     """Advance the state in place by ``uniforms.shape[0]`` Vicsek steps.
 
+    The state is kept in cell order (re-sorted every step; particles move little, so the
+    sort is nearly the identity and memory access stays local) with ``ident`` naming the
+    particle in each slot. Noise is looked up by identity, so results depend neither on
+    the slot order nor on the number of threads.
+
     Parameters
     ----------
-    x, y, ex, ey : ndarray, shape (N,)
-        Positions and unit headings, updated in place.
+    state : ndarray, shape (4, N)
+        Rows x, y, e_x, e_y (positions and unit headings), updated in place.
+    ident : ndarray of int64, shape (N,)
+        Particle index of each slot, updated in place.
     uniforms : ndarray, shape (K, N)
         U[0, 1) numbers; row ``s`` is the noise of step ``first_step + s + 1``, column ``i``
         that of particle ``i``.
@@ -154,8 +172,8 @@ def advance(x, y, ex, ey, uniforms, first_step, box, radius, m, v0, eta, vectori
         Box side, interaction radius, cells per side, speed, noise amplitude.
     vectorial, forward : bool
         Noise kind and position-update rule.
-    work_int : ndarray of int64, shape (2, N)
-        Work space (cell of each particle, cell order).
+    work_int : ndarray of int64, shape (3, N)
+        Work space (cell of each slot, cell order, sorted identities).
     cell_start, cell_fill : ndarray of int64, shapes (m*m + 1,), (m*m,)
         Work space of the cell list.
     work_float : ndarray, shape (6, N)
@@ -165,32 +183,53 @@ def advance(x, y, ex, ey, uniforms, first_step, box, radius, m, v0, eta, vectori
     frame_of_step : ndarray of int64, shape (steps + 1,)
         Frame index to record at each step, ``-1`` for none.
     snap_x, snap_y, snap_theta : ndarray, shape (F, N)
-        Output snapshots.
+        Output snapshots, by particle identity.
     """
-    cell_of = work_int[0]
-    order = work_int[1]
-    xs = work_float[0]
-    ys = work_float[1]
-    exs = work_float[2]
-    eys = work_float[3]
-    ex_new = work_float[4]
-    ey_new = work_float[5]
+    ident_out = ident
+    x, y, ex, ey = state[0], state[1], state[2], state[3]
+    cell_of, order, ids = work_int[0], work_int[1], work_int[2]
+    xs, ys, exs, eys = work_float[0], work_float[1], work_float[2], work_float[3]
+    ex_new, ey_new = work_float[4], work_float[5]
     for s in range(uniforms.shape[0]):
         bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order)
-        gather_sorted(order, x, y, ex, ey, xs, ys, exs, eys)
-        _new_headings(xs, ys, exs, eys, cell_start, m, box, radius, order, uniforms[s], eta,
+        _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids)
+        _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, uniforms[s], eta,
                       vectorial, ex_new, ey_new)
         if forward:
-            _move(x, y, ex_new, ey_new, v0, box)
+            _move(xs, ys, ex_new, ey_new, v0, box)
         else:
-            _move(x, y, ex, ey, v0, box)
-        ex[:] = ex_new
-        ey[:] = ey_new
+            _move(xs, ys, exs, eys, v0, box)
+        # The sorted, moved arrays become the state; the old state arrays become work space.
+        x, xs = xs, x
+        y, ys = ys, y
+        ex, exs, ex_new = ex_new, ex, exs
+        ey, eys, ey_new = ey_new, ey, eys
+        ident, ids = ids, ident
         t = first_step + s + 1
         order_parameter[t] = _order_parameter(ex, ey)
         frame = frame_of_step[t]
         if frame >= 0:
-            _record(frame, x, y, ex, ey, snap_x, snap_y, snap_theta)
+            _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta)
+    # Hand the final state back in the caller's arrays: x, y and ident cycle through two
+    # buffers and the headings through three, so they are elsewhere unless K divides evenly.
+    steps = uniforms.shape[0]
+    if steps % 2 == 1:
+        state[0, :] = x
+        state[1, :] = y
+        ident_out[:] = ident
+    if steps % 3 != 0:
+        state[2, :] = ex
+        state[3, :] = ey
+
+
+@njit(cache=True)
+def all_finite(values):  # pragma: no cover
+    """True if every element of a 2-D array is finite (no temporary arrays)."""
+    for row in range(values.shape[0]):
+        for i in range(values.shape[1]):
+            if not math.isfinite(values[row, i]):
+                return False
+    return True
 
 
 def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.ndarray,
@@ -201,7 +240,7 @@ def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.nd
     Parameters
     ----------
     x, y, theta : ndarray, shape (N,)
-        Positions in ``[0, L)`` and headings (rad).
+        Positions in ``[0, L)`` and headings (rad), by particle.
     uniforms : ndarray, shape (N,)
         The step's U[0, 1) numbers, one per particle.
     box, radius, v0, eta : float
@@ -211,17 +250,17 @@ def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.nd
     """
     n = x.shape[0]
     m = cells_per_side(box, radius)
-    x, y = np.array(x, dtype=np.float64), np.array(y, dtype=np.float64)
-    ex, ey = np.cos(theta), np.sin(theta)
+    state = np.array([x, y, np.cos(theta), np.sin(theta)], dtype=np.float64)
+    ident = np.arange(n, dtype=np.int64)
     order_parameter = np.empty(2)
-    no_frames = np.full(2, -1, dtype=np.int64)
-    snap = np.empty((1, n))
-    advance(x, y, ex, ey, np.asarray(uniforms, dtype=np.float64).reshape(1, n), 0, float(box),
+    frame_of_step = np.array([-1, 0], dtype=np.int64)
+    snapshots = [np.empty((1, n)) for _ in range(3)]
+    advance(state, ident, np.asarray(uniforms, dtype=np.float64).reshape(1, n), 0, float(box),
             float(radius), m, float(v0), float(eta), noise == "vectorial", update == "forward",
-            np.empty((2, n), dtype=np.int64), np.empty(m * m + 1, dtype=np.int64),
-            np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, no_frames,
-            snap, snap, snap)
-    return x, y, np.arctan2(ey, ex)
+            np.empty((3, n), dtype=np.int64), np.empty(m * m + 1, dtype=np.int64),
+            np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, frame_of_step,
+            *snapshots)
+    return snapshots[0][0], snapshots[1][0], snapshots[2][0]
 
 
 # --------------------------------------------------------------------------- reference
@@ -344,7 +383,8 @@ class Vicsek(Model):
         rng = np.random.default_rng(control.seed)
         n, box, radius = p["N"], p["L"], p["r"]
         x, y, theta = self.initial_state(p, rng)
-        ex, ey = np.cos(theta), np.sin(theta)
+        state = np.array([x, y, np.cos(theta), np.sin(theta)])
+        ident = np.arange(n, dtype=np.int64)
         m = cells_per_side(box, radius)
 
         steps = control.steps
@@ -355,10 +395,10 @@ class Vicsek(Model):
         snap_y = np.empty_like(snap_x)
         snap_theta = np.empty_like(snap_x)
         order_parameter = np.empty(steps + 1)
-        order_parameter[0] = _order_parameter(ex, ey)
-        _record(0, x, y, ex, ey, snap_x, snap_y, snap_theta)
+        order_parameter[0] = _order_parameter(state[2], state[3])
+        _record(0, state[0], state[1], state[2], state[3], ident, snap_x, snap_y, snap_theta)
 
-        work_int = np.empty((2, n), dtype=np.int64)
+        work_int = np.empty((3, n), dtype=np.int64)
         cell_start = np.empty(m * m + 1, dtype=np.int64)
         cell_fill = np.empty(m * m, dtype=np.int64)
         work_float = np.empty((6, n))
@@ -371,13 +411,12 @@ class Vicsek(Model):
             k = min(chunk, steps - step)
             rows = uniforms[:k]
             rng.random(out=rows)
-            advance(x, y, ex, ey, rows, step, float(box), float(radius), m, float(p["v0"]),
+            advance(state, ident, rows, step, float(box), float(radius), m, float(p["v0"]),
                     float(p["eta"]), p["noise"] == "vectorial", p["update"] == "forward",
                     work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
                     snap_x, snap_y, snap_theta)
             step += k
-            if not (np.isfinite(order_parameter[step]) and np.isfinite(x).all()
-                    and np.isfinite(y).all()):
+            if not all_finite(state):
                 raise SimulationError(
                     f"vicsek simulation became non-finite at step {step} "
                     f"(parameters {json.dumps(p, sort_keys=True)}, seed {control.seed})")
