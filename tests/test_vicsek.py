@@ -13,6 +13,7 @@ from flocklab.models import RunControl, SimulationError, get_model
 from flocklab.models import vicsek as vicsek_module
 from flocklab.models.vicsek import reference_step, vicsek_step
 from flocklab.parameters import ParameterError
+from flocklab.random import noise_key, step_uniforms
 from flocklab.stages.simulate import run_simulation
 from flocklab.threads import set_threads
 
@@ -30,8 +31,9 @@ def test_one_step_matches_brute_force_reference(noise, update, n, box):
     for _ in range(3):
         x, y = rng.random(n) * box, rng.random(n) * box
         theta = rng.uniform(-np.pi, np.pi, n)
-        uniforms = rng.random(n)
-        fast = vicsek_step(x, y, theta, uniforms, box, 1.0, 0.03, eta, noise, update)
+        key, step = noise_key(rng), int(rng.integers(1, 10**6))
+        uniforms = step_uniforms(key, step, n)
+        fast = vicsek_step(x, y, theta, key, step, box, 1.0, 0.03, eta, noise, update)
         slow = reference_step(x, y, theta, uniforms, box, 1.0, 0.03, eta, noise, update)
         assert _angle_difference(fast[2], slow[2]).max() < 1e-12
         for a, b in zip(fast[:2], slow[:2], strict=True):
@@ -51,10 +53,11 @@ def test_trajectory_matches_reference_with_the_same_random_stream(noise, update)
     p = model.resolve(params)
     rng = np.random.default_rng(seed)
     x, y, theta = model.initial_state(p, rng)
+    key = noise_key(rng)
     order = [np.hypot(np.cos(theta).sum(), np.sin(theta).sum()) / p["N"]]
-    for _ in range(steps):
-        x, y, theta = reference_step(x, y, theta, rng.random(p["N"]), p["L"], p["r"], p["v0"],
-                                     p["eta"], noise, update)
+    for step in range(1, steps + 1):
+        x, y, theta = reference_step(x, y, theta, step_uniforms(key, step, p["N"]), p["L"],
+                                     p["r"], p["v0"], p["eta"], noise, update)
         order.append(np.hypot(np.cos(theta).sum(), np.sin(theta).sum()) / p["N"])
     np.testing.assert_allclose(ds["order_parameter"].values, order, atol=1e-9)
     assert _angle_difference(ds["theta"].values[-1], theta).max() < 1e-9
@@ -142,11 +145,11 @@ def test_thread_count_does_not_change_results(tmp_path):
     assert digests[0] == digests[1]
 
 
-def test_noise_chunking_does_not_change_results(monkeypatch):
+def test_chunking_of_the_time_loop_does_not_change_results(monkeypatch):
     params = {"N": 50, "L": 4.0, "eta": 1.0}
     control = RunControl(steps=60, seed=5, snapshot_every=60)
     whole = get_model("vicsek").simulate(params, control)
-    monkeypatch.setattr(vicsek_module, "NOISE_CHUNK_VALUES", 50 * 7)  # chunks of 7 steps
+    monkeypatch.setattr(vicsek_module, "CHUNK_UPDATES", 50 * 7)  # chunks of 7 steps
     chunked = get_model("vicsek").simulate(params, control)
     np.testing.assert_array_equal(whole["order_parameter"].values,
                                   chunked["order_parameter"].values)

@@ -20,11 +20,14 @@ The order parameter is :math:`v_a(t) = |\sum_i e(\theta_i(t))| / N`.
 
 The kernel stores headings as unit vectors and applies the angular noise as a
 rotation of the normalised neighbour sum, so a step costs one sin/cos pair per
-particle and no atan2. Each particle's noise is drawn by particle index from
-one NumPy ``Generator`` stream, and the neighbour sums of a particle are
-accumulated in a fixed cell order, so results do not depend on the number of
-threads. Where :math:`S_i = 0` exactly (measure zero) the particle keeps its
-heading before noise.
+particle and no atan2. The state is kept sorted by cell (counting sort every
+step), so memory access stays local, and the pair loop over the 3 × 3 stencil is
+branch-free. Initial positions and headings come from the run's NumPy
+``Generator``; the noise of particle ``i`` at step ``t`` is a counter-based
+random number of (key, t, i) (:mod:`flocklab.random`), and each neighbour sum
+runs in a fixed cell order, so results do not depend on the number of threads,
+on chunking, or on checkpoints. Where :math:`S_i = 0` exactly (measure zero) the
+particle keeps its heading before noise.
 
 References
 ----------
@@ -50,13 +53,14 @@ from flocklab.neighbours import bin_particles, cells_per_side, neighbour_sum_one
 from flocklab.parameters import ParameterError, ParameterSpec
 from flocklab.progress import Progress
 from flocklab.provenance import netcdf_attrs, provenance_attrs
+from flocklab.random import counter_uniform, noise_key
 
 TWO_PI = 2.0 * math.pi
 NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
-#: Noise values held in memory at once (per chunk of steps), in float64 numbers.
-NOISE_CHUNK_VALUES = 1 << 20
+#: Particle-updates between progress reports and finiteness checks (about 0.5 s).
+CHUNK_UPDATES = 1 << 22
 
 
 # --------------------------------------------------------------------------- kernels
@@ -74,16 +78,17 @@ def _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids):  # pragma:
 
 
 @njit(cache=True, parallel=True)
-def _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, uniforms, eta, vectorial,
+def _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, key, step, eta, vectorial,
                   ex_new, ey_new):  # pragma: no cover
     radius_sq = radius * radius
+    counter_base = np.uint64(step) * np.uint64(xs.shape[0])
     for c in prange(m * m):
         cy = c // m
         cx = c - cy * m
         for k in range(cell_start[c], cell_start[c + 1]):
             sx, sy, n = neighbour_sum_one(k, cx, cy, m, xs, ys, exs, eys, cell_start, box,
                                           radius_sq)
-            u = uniforms[ids[k]]
+            u = counter_uniform(key, counter_base + np.uint64(ids[k]))
             if vectorial:
                 xi = math.pi * (2.0 * u - 1.0)
                 sx += eta * n * math.cos(xi)
@@ -147,10 +152,10 @@ def _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta):  # pragma: 
 
 
 @njit(cache=True)
-def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectorial, forward,
+def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vectorial, forward,
             work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
             snap_x, snap_y, snap_theta):  # pragma: no cover
-    """Advance the state in place by ``uniforms.shape[0]`` Vicsek steps.
+    """Advance the state in place by ``steps`` Vicsek steps.
 
     The state is kept in cell order (re-sorted every step; particles move little, so the
     sort is nearly the identity and memory access stays local) with ``ident`` naming the
@@ -163,11 +168,13 @@ def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectori
         Rows x, y, e_x, e_y (positions and unit headings), updated in place.
     ident : ndarray of int64, shape (N,)
         Particle index of each slot, updated in place.
-    uniforms : ndarray, shape (K, N)
-        U[0, 1) numbers; row ``s`` is the noise of step ``first_step + s + 1``, column ``i``
-        that of particle ``i``.
+    key : uint64
+        Noise key: the noise of particle ``i`` on the way to step ``t`` is
+        ``counter_uniform(key, t * N + i)`` (see :mod:`flocklab.random`).
     first_step : int
         Global index of the step the state is at.
+    steps : int
+        Number of steps to take.
     box, radius, m, v0, eta : float, float, int, float, float
         Box side, interaction radius, cells per side, speed, noise amplitude.
     vectorial, forward : bool
@@ -179,7 +186,7 @@ def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectori
     work_float : ndarray, shape (6, N)
         Work space (sorted copies and new headings).
     order_parameter : ndarray, shape (steps + 1,)
-        Output: :math:`v_a(t)` written at ``t = first_step + 1 ... first_step + K``.
+        Output: :math:`v_a(t)` written at ``t = first_step + 1 ... first_step + steps``.
     frame_of_step : ndarray of int64, shape (steps + 1,)
         Frame index to record at each step, ``-1`` for none.
     snap_x, snap_y, snap_theta : ndarray, shape (F, N)
@@ -190,10 +197,11 @@ def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectori
     cell_of, order, ids = work_int[0], work_int[1], work_int[2]
     xs, ys, exs, eys = work_float[0], work_float[1], work_float[2], work_float[3]
     ex_new, ey_new = work_float[4], work_float[5]
-    for s in range(uniforms.shape[0]):
+    for s in range(steps):
         bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order)
         _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids)
-        _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, uniforms[s], eta,
+        t = first_step + s + 1
+        _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, key, t, eta,
                       vectorial, ex_new, ey_new)
         if forward:
             _move(xs, ys, ex_new, ey_new, v0, box)
@@ -205,14 +213,12 @@ def advance(state, ident, uniforms, first_step, box, radius, m, v0, eta, vectori
         ex, exs, ex_new = ex_new, ex, exs
         ey, eys, ey_new = ey_new, ey, eys
         ident, ids = ids, ident
-        t = first_step + s + 1
         order_parameter[t] = _order_parameter(ex, ey)
         frame = frame_of_step[t]
         if frame >= 0:
             _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta)
     # Hand the final state back in the caller's arrays: x, y and ident cycle through two
     # buffers and the headings through three, so they are elsewhere unless K divides evenly.
-    steps = uniforms.shape[0]
     if steps % 2 == 1:
         state[0, :] = x
         state[1, :] = y
@@ -232,7 +238,7 @@ def all_finite(values):  # pragma: no cover
     return True
 
 
-def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.ndarray,
+def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, key: int, step: int,
                 box: float, radius: float, v0: float, eta: float, noise: str = "angular",
                 update: str = "forward") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One step of the production kernel on copies of the state: new ``(x, y, theta)``.
@@ -241,8 +247,9 @@ def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.nd
     ----------
     x, y, theta : ndarray, shape (N,)
         Positions in ``[0, L)`` and headings (rad), by particle.
-    uniforms : ndarray, shape (N,)
-        The step's U[0, 1) numbers, one per particle.
+    key, step : int
+        Noise key and the index of the step being taken (its noise is
+        ``flocklab.random.step_uniforms(key, step, N)``).
     box, radius, v0, eta : float
         ``L``, ``r``, ``v0``, ``eta``.
     noise, update : str
@@ -252,10 +259,11 @@ def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np.nd
     m = cells_per_side(box, radius)
     state = np.array([x, y, np.cos(theta), np.sin(theta)], dtype=np.float64)
     ident = np.arange(n, dtype=np.int64)
-    order_parameter = np.empty(2)
-    frame_of_step = np.array([-1, 0], dtype=np.int64)
+    order_parameter = np.empty(step + 1)
+    frame_of_step = np.full(step + 1, -1, dtype=np.int64)
+    frame_of_step[step] = 0
     snapshots = [np.empty((1, n)) for _ in range(3)]
-    advance(state, ident, np.asarray(uniforms, dtype=np.float64).reshape(1, n), 0, float(box),
+    advance(state, ident, np.uint64(key), step - 1, 1, float(box),
             float(radius), m, float(v0), float(eta), noise == "vectorial", update == "forward",
             np.empty((3, n), dtype=np.int64), np.empty(m * m + 1, dtype=np.int64),
             np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, frame_of_step,
@@ -273,7 +281,7 @@ def reference_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np
     """One Vicsek step written directly from the equations, O(N²), for tests.
 
     Uses the full minimum-image distance matrix and ``atan2``; ``uniforms`` are
-    the step's U[0, 1) numbers by particle, as in :func:`advance`.
+    the step's U[0, 1) numbers by particle (:func:`flocklab.random.step_uniforms`).
     Returns new ``(x, y, theta)`` with positions wrapped into ``[0, L)``.
     """
     dx = x[None, :] - x[:, None]
@@ -383,6 +391,7 @@ class Vicsek(Model):
         rng = np.random.default_rng(control.seed)
         n, box, radius = p["N"], p["L"], p["r"]
         x, y, theta = self.initial_state(p, rng)
+        key = noise_key(rng)
         state = np.array([x, y, np.cos(theta), np.sin(theta)])
         ident = np.arange(n, dtype=np.int64)
         m = cells_per_side(box, radius)
@@ -402,16 +411,13 @@ class Vicsek(Model):
         cell_start = np.empty(m * m + 1, dtype=np.int64)
         cell_fill = np.empty(m * m, dtype=np.int64)
         work_float = np.empty((6, n))
-        chunk = max(1, min(steps, NOISE_CHUNK_VALUES // n))
-        uniforms = np.empty((chunk, n))
+        chunk = max(1, min(steps, CHUNK_UPDATES // n))
 
         bar = Progress(steps, label=f"vicsek N={n}", enabled=progress)
         step = 0
         while step < steps:
             k = min(chunk, steps - step)
-            rows = uniforms[:k]
-            rng.random(out=rows)
-            advance(state, ident, rows, step, float(box), float(radius), m, float(p["v0"]),
+            advance(state, ident, key, step, k, float(box), float(radius), m, float(p["v0"]),
                     float(p["eta"]), p["noise"] == "vectorial", p["update"] == "forward",
                     work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
                     snap_x, snap_y, snap_theta)
