@@ -1,7 +1,8 @@
 """Vicsek kernel throughput against N and threads, with a scipy cKDTree baseline.
 
-Measures particle-updates per second (N × steps / wall time of the time loop, start-up and
-compilation excluded) at density 4, r = 1, v0 = 0.03, eta = 2, angular noise, for
+Measures particle-updates per second (N × steps / wall time of the time loop; set-up and
+compilation cancelled by differencing two run lengths) at density 4, r = 1, v0 = 0.03,
+eta = 2, angular noise, for
 
 * the flocklab kernel with 1 and 2 numba threads, and
 * a plain cKDTree implementation (``query_pairs`` + ``bincount``) written here as the baseline.
@@ -61,10 +62,21 @@ def flocklab_run(n: int, box: float, steps: int, seed: int) -> None:
 
 
 def timed(function, n: int, steps: int) -> float:
+    """Updates per second of the time loop alone.
+
+    Two runs, of ``s`` and ``s + steps`` steps, cancel the set-up (initial state, first
+    sort of random positions, allocation, dataset assembly): rate = N steps / (t2 - t1).
+    """
     box = math.sqrt(n / DENSITY)
-    started = time.perf_counter()
-    function(n, box, steps, 1)
-    return n * steps / (time.perf_counter() - started)
+    short = max(2, steps // 4)
+    durations = []
+    for run_steps in (short, short + steps):
+        started = time.perf_counter()
+        function(n, box, run_steps, 1)
+        durations.append(time.perf_counter() - started)
+    if durations[1] <= durations[0]:
+        raise RuntimeError(f"timing noise exceeds the measurement at N = {n}; raise --seconds")
+    return n * steps / (durations[1] - durations[0])
 
 
 def steps_for(rate_guess: float, n: int, seconds: float) -> int:
@@ -90,7 +102,10 @@ def main() -> None:
         for n in args.sizes:
             if name == "ckdtree" and n > args.baseline_max:
                 continue
-            rate = timed(functions[name], n, 3)
+            box = math.sqrt(n / DENSITY)
+            started = time.perf_counter()
+            functions[name](n, box, 4, 1)
+            rate = 4 * n / (time.perf_counter() - started)  # includes set-up: an underestimate
             steps[(name, threads, n)] = steps_for(rate, n, args.seconds)
     rates: dict[tuple[str, int, int], list[float]] = {key: [] for key in steps}
     for round_number in range(args.rounds):

@@ -201,3 +201,13 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         write_netcdf(ds, tmp_path / "run.nc")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_snapshots_do_not_change_the_dynamics():
+    params = {"N": 200, "L": 7.0, "eta": 1.0}
+    plain = get_model("vicsek").simulate(params, RunControl(steps=50, seed=3))
+    recorded = get_model("vicsek").simulate(params, RunControl(steps=50, seed=3,
+                                                               snapshot_every=1))
+    np.testing.assert_array_equal(plain["order_parameter"].values,
+                                  recorded["order_parameter"].values)
+    np.testing.assert_array_equal(plain["x"].values[0], recorded["x"].values[0])
