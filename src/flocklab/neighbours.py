@@ -40,6 +40,22 @@ def cells_per_side(box: float, radius: float) -> int:
     return m if m >= 3 else 1
 
 
+@njit(cache=True, parallel=True)
+def _cell_indices(x, y, inverse_side, m, cell_of):  # pragma: no cover
+    for i in prange(x.shape[0]):
+        cx = int(x[i] * inverse_side)
+        cy = int(y[i] * inverse_side)
+        if cx >= m:
+            cx = m - 1
+        elif cx < 0:
+            cx = 0
+        if cy >= m:
+            cy = m - 1
+        elif cy < 0:
+            cy = 0
+        cell_of[i] = cy * m + cx
+
+
 @njit(cache=True)
 def bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order):  # pragma: no cover
     """Counting sort of particles into an ``m × m`` grid.
@@ -62,22 +78,10 @@ def bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order):  # pragm
         Output: particle indices sorted by cell, stable within a cell.
     """
     n = x.shape[0]
-    inverse_side = m / box
+    _cell_indices(x, y, m / box, m, cell_of)
     cell_start[:] = 0
     for i in range(n):
-        cx = int(x[i] * inverse_side)
-        cy = int(y[i] * inverse_side)
-        if cx >= m:
-            cx = m - 1
-        elif cx < 0:
-            cx = 0
-        if cy >= m:
-            cy = m - 1
-        elif cy < 0:
-            cy = 0
-        c = cy * m + cx
-        cell_of[i] = c
-        cell_start[c + 1] += 1
+        cell_start[cell_of[i] + 1] += 1
     for c in range(m * m):
         cell_start[c + 1] += cell_start[c]
         cell_fill[c] = cell_start[c]
