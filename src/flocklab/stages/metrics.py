@@ -15,6 +15,7 @@ susceptibility_err         1      block-jackknife error of chi
 binder_cumulant            1      G = 1 - <v_a^4> / (3 <v_a^2>^2)
 binder_cumulant_err        1      block-jackknife error of G
 samples                    1      number of post-burn-in samples
+order_parameter_histogram  1      fraction of samples per v_a bin (dimension ``bin``, 50 on [0, 1])
 =========================  =====  =======================================================
 
 Study file ``results/<study>/summary.nc``: the same variables on the swept dimensions
@@ -51,7 +52,12 @@ RUN_VARIABLES = {
     "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
     "samples": ("samples", "1", "number of post-burn-in samples"),
 }
-RUN_ATTRS_KEPT = ("model", "parameters", "seed", "steps", "N", "study", "point", "replicate")
+#: Bins of the v_a histogram on [0, 1] (for bimodality near the transition).
+HISTOGRAM_BINS = 50
+
+
+def _bin_centres() -> np.ndarray:
+    return (np.arange(HISTOGRAM_BINS) + 0.5) / HISTOGRAM_BINS
 
 
 def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLike) -> None:
@@ -64,7 +70,11 @@ def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLik
     stats = series_statistics(series, int(run.attrs["N"])).as_dict()
     data = {name: ((), stats[key], {"units": units, "long_name": long_name})
             for name, (key, units, long_name) in RUN_VARIABLES.items()}
-    ds = xr.Dataset(data)
+    counts, _ = np.histogram(series, bins=HISTOGRAM_BINS, range=(0.0, 1.0))
+    data["order_parameter_histogram"] = ("bin", counts / series.size, {
+        "units": "1", "long_name": "fraction of post-burn-in samples of v_a in each bin"})
+    ds = xr.Dataset(data, coords={"bin": ("bin", _bin_centres(), {
+        "long_name": "centre of the v_a bin", "units": "1"})})
     ds.attrs = dict(run.attrs)
     ds.attrs.update(netcdf_attrs({"burn_in": burn_in, **provenance_attrs()}))
     write_netcdf(ds, out)
@@ -103,6 +113,7 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
     full_shape = (*shape, replicates)
     columns: dict[str, np.ndarray] = {name: np.empty(len(metric_paths)) for name in RUN_VARIABLES}
     rng_seed = np.empty(len(metric_paths), dtype=np.int64)
+    histograms = np.empty((len(metric_paths), HISTOGRAM_BINS))
     n_particles = np.empty(len(metric_paths))
     derived: dict[str, np.ndarray] = {}
     first_attrs: dict[str, Any] = {}
@@ -111,6 +122,7 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
         for name in RUN_VARIABLES:
             columns[name][k] = float(ds[name])
         rng_seed[k] = int(ds.attrs["seed"])
+        histograms[k] = ds["order_parameter_histogram"].values
         n_particles[k] = float(ds.attrs["N"])
         for name in ("density",):
             if name in ds.attrs:
@@ -122,6 +134,9 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
     for name, (_, units, long_name) in RUN_VARIABLES.items():
         data_vars[name] = (dims, columns[name].reshape(full_shape),
                            {"units": units, "long_name": long_name})
+    data_vars["order_parameter_histogram"] = (
+        [*dims, "bin"], histograms.reshape((*full_shape, HISTOGRAM_BINS)),
+        {"units": "1", "long_name": "fraction of post-burn-in samples of v_a in each bin"})
     data_vars["rng_seed"] = (dims, rng_seed.reshape(full_shape),
                              {"long_name": "seed of the run's random stream"})
     grid_particles = n_particles.reshape(full_shape)[..., 0]
@@ -142,7 +157,8 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
         data_vars[f"replicate_{name}"] = (dims[:-1], values, {"units": "1",
                                                               "long_name": long_name})
 
-    coords: dict[str, Any] = {"seed": _coordinate("replicate index", range(replicates), "seed")}
+    coords: dict[str, Any] = {"seed": _coordinate("replicate index", range(replicates), "seed"),
+                              "bin": _coordinate("centre of the v_a bin", _bin_centres(), "bin")}
     for axis in axes:
         for name, values in axis["coords"].items():
             coords[name] = _coordinate(name, values, axis["dim"])
