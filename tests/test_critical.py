@@ -90,7 +90,7 @@ def test_bootstrap_intervals_cover_the_truth_at_about_68_percent():
     hits = 0
     trials = 60
     for _ in range(trials):
-        ds, document = fit_critical_summary(_summary(_synthetic_seeds(rng)[None]), "eta", {},
+        _ds, document = fit_critical_summary(_summary(_synthetic_seeds(rng)[None]), "eta", {},
                                             resamples=100, seed=int(rng.integers(1 << 30)))
         low, high = document["beta"]["ci"]
         hits += low <= TRUE_BETA <= high

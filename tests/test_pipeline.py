@@ -72,7 +72,7 @@ def test_every_expected_output_exists_and_opens(finished):
             assert "replicate_order_parameter" in summary
             assert summary["replicate_order_parameter"].notnull().all()
     with xr.open_dataset(results / "noise" / "summary.nc") as summary:
-        assert summary.sizes == {"N": 2, "eta": 3, "seed": 2}
+        assert summary.sizes == {"N": 2, "eta": 3, "seed": 2, "bin": 50}
         assert summary["L"].dims == ("N",)
         assert summary["order_parameter_mean"].dims == ("N", "eta", "seed")
         # eta = 0 orders, eta = 4 does not (the physics survives the plumbing)

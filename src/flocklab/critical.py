@@ -42,6 +42,7 @@ K. Binder, Z. Phys. B 43, 119 (1981).
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -479,7 +480,7 @@ def is_bimodal(histogram: np.ndarray, prominence: float = 0.2) -> bool:
     if counts[-1] > counts[-2]:
         peaks.append(counts.size - 1)
     height = prominence * counts.max()
-    for a, b in zip(peaks[:-1], peaks[1:], strict=True):
+    for a, b in itertools.pairwise(peaks):
         valley = counts[a:b + 1].min()
         if counts[a] - valley >= height and counts[b] - valley >= height:
             return True

@@ -190,9 +190,9 @@ def _critical_dataset(entries, records, control, critical_name, exponent, coordi
             arrays[name][k] = value
         used[k] = fit.used
         for j, row in enumerate(result["scan"]):
-            scans[f"{critical_name}_scan"][k + (j,)] = np.nan if row["critical"] is None \
+            scans[f"{critical_name}_scan"][(*k, j)] = np.nan if row["critical"] is None \
                 else row["critical"]
-            scans[f"{exponent}_scan"][k + (j,)] = np.nan if row["exponent"] is None \
+            scans[f"{exponent}_scan"][(*k, j)] = np.nan if row["exponent"] is None \
                 else row["exponent"]
     long_names = {
         critical_name: f"critical {control}", exponent: f"critical exponent {exponent}",
