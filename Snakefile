@@ -1,4 +1,5 @@
-# Flocklab: simulation -> metrics -> summary -> figures -> report.
+# Flocklab: simulation -> metrics -> summary -> critical fits / finite-size scaling -> figures
+# -> report.
 #
 #   snakemake --cores 2                                  # default config/config.yaml
 #   snakemake --cores 2 --configfile config/test.yaml    # the tiny test configuration
@@ -26,6 +27,7 @@ STUDIES = validate_config(config, BASE / "workflow" / "schemas" / "config.schema
 include: "workflow/rules/common.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/metrics.smk"
+include: "workflow/rules/critical.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
@@ -37,5 +39,6 @@ localrules:
 rule all:
     input:
         [summary_path(name) for name in STUDIES],
+        [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
     default_target: True

@@ -58,4 +58,32 @@ def test_help_lists_units_and_defaults():
 
 def test_check_config(repo, capsys):
     main(["check-config", str(repo / "config" / "test.yaml")])
-    assert "noise: model vicsek, 12 runs of 200 steps" in capsys.readouterr().out
+    assert "noise: model vicsek, 52 runs of 300 steps" in capsys.readouterr().out
+
+
+def test_fit_command_on_a_synthetic_summary(tmp_path):
+    eta = np.round(np.arange(1.0, 4.01, 0.1), 10)
+    truth = np.maximum(0.95 * np.clip((3.0 - eta) / 3.0, 0, None) ** 0.45, 0.04)
+    rng = np.random.default_rng(0)
+    samples = truth[None, :, None] + 0.01 * rng.normal(size=(2, eta.size, 6))
+    summary = xr.Dataset(
+        {"order_parameter_mean": (("N", "eta", "seed"), samples),
+         "order_parameter_sem": (("N", "eta", "seed"), np.full(samples.shape, 0.01)),
+         "replicate_order_parameter": (("N", "eta"), samples.mean(-1)),
+         "replicate_order_parameter_err": (("N", "eta"), samples.std(-1, ddof=1) / np.sqrt(6))},
+        coords={"N": [400, 4000], "eta": eta, "seed": np.arange(6)})
+    path = tmp_path / "summary.nc"
+    summary.to_netcdf(path)
+    out = tmp_path / "fit.json"
+    main(["fit", str(path), "--control", "eta", "--select", "N=400", "--bootstrap", "30",
+          "--out", str(out)])
+    import json
+
+    document = json.loads(out.read_text())
+    assert abs(document["eta_c"]["value"] - 3.0) < 0.05
+    assert abs(document["beta"]["value"] - 0.45) < 0.05
+    assert len(document["eta_c"]["ci"]) == 2 and document["n_points"] >= 4
+    assert document["select"] == {"N": 400}
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", str(path), "--control", "eta", "--select", "N=5", "--out", str(out)])
+    assert exit_info.value.code == 1

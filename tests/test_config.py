@@ -54,7 +54,7 @@ def _mutate(config, path, value):
     (["studies", "noise", "sweep", 1, "eta"], {"start": 0, "stop": 1},
      "studies.noise.sweep[1].eta"),
     (["studies", "noise", "params", "speed"], 1.0, "studies.noise.params.speed"),
-    (["studies", "noise", "burn_in"], 200, "studies.noise.burn_in"),
+    (["studies", "noise", "burn_in"], 300, "studies.noise.burn_in"),
     (["studies", "noise", "burn_in"], 500, "studies.noise.burn_in"),
     (["studies", "noise", "model"], "boids", "studies.noise.model"),
     (["studies", "noise", "sweep", 0, "L"], [2.2], "studies.noise.sweep[0]"),
@@ -62,6 +62,12 @@ def _mutate(config, path, value):
     (["figures", "fig2a", "x"], "temperature", "figures.fig2a.x"),
     (["figures", "fig1", "panels", 0, "point"], {"L": 4.0, "eta": 2.0}, "figures.fig1.panels[0]"),
     (["plot", "dpi"], 5, "plot.dpi"),
+    (["studies", "noise", "critical", "control"], "temperature", "studies.noise.critical.control"),
+    (["studies", "noise", "critical", "reduced_min"], 0.9, "studies.noise.critical.reduced_min"),
+    (["studies", "noise", "critical", "select"], {"M": 3}, "studies.noise.critical.select.M"),
+    (["studies", "density", "critical"], {"control": "eta"}, "studies.density.critical.control"),
+    (["studies", "noise", "fss", "size"], "r", "studies.noise.fss.size"),
+    (["figures", "fig2b", "kind"], "collapse", "figures.fig2b"),
 ])
 def test_bad_values_name_the_key(test_config, path, value, expected):
     config = copy.deepcopy(test_config)
@@ -90,11 +96,11 @@ def test_range_values_are_exact_decimals():
 
 def test_point_labels_and_seeds_are_stable_when_points_are_added(test_config):
     before = validate_config(copy.deepcopy(test_config))["noise"]
-    test_config["studies"]["noise"]["sweep"][1]["eta"] = [0.0, 1.0, 2.0, 3.0, 4.0]
+    test_config["studies"]["noise"]["sweep"][1]["eta"] = [0.5 * k for k in range(13)] + [6.25]
     after = validate_config(test_config)["noise"]
     old = {p.label: [before.seed(p, k) for k in range(2)] for p in before.points()}
     new = {p.label: [after.seed(p, k) for k in range(2)] for p in after.points()}
-    assert "N=20_L=2.2_eta=2.0" in old
+    assert "N=40_L=3.2_eta=2.0" in old and len(new) == len(old) + 2
     for label, seeds in old.items():
         assert new[label] == seeds
     all_seeds = [s for seeds in new.values() for s in seeds]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 import subprocess
 import sys
@@ -72,19 +73,30 @@ def test_every_expected_output_exists_and_opens(finished):
             assert "replicate_order_parameter" in summary
             assert summary["replicate_order_parameter"].notnull().all()
     with xr.open_dataset(results / "noise" / "summary.nc") as summary:
-        assert summary.sizes == {"N": 2, "eta": 3, "seed": 2, "bin": 50}
+        assert summary.sizes == {"N": 2, "eta": 13, "seed": 2, "bin": 50}
         assert summary["L"].dims == ("N",)
         assert summary["order_parameter_mean"].dims == ("N", "eta", "seed")
-        # eta = 0 orders, eta = 4 does not (the physics survives the plumbing)
+        # eta = 0 orders, eta = 6 does not (the physics survives the plumbing)
         assert (summary["replicate_order_parameter"].sel(eta=0.0) > 0.9).all()
-        assert (summary["replicate_order_parameter"].sel(eta=4.0) < 0.8).all()
+        assert (summary["replicate_order_parameter"].sel(eta=6.0) < 0.3).all()
     with xr.open_dataset(results / "density" / "summary.nc") as summary:
         assert summary["density"].values.tolist() == [0.5, 2.0]
     runs = sorted((results / "noise" / "runs").glob("*/rep*.nc"))
-    assert len(runs) == 12
+    assert len(runs) == 52
     with xr.open_dataset(runs[0]) as run:
         assert {"study", "point", "replicate", "seed", "git_commit"} <= set(run.attrs)
-    for name in ("fig1", "fig2a", "fig2b"):
+    critical = json.loads((results / "noise" / "critical.json").read_text())
+    assert [fit["N"] for fit in critical["fits"]] == [40, 100]
+    for fit in critical["fits"]:
+        low, high = fit["eta_c"]["ci"]
+        assert low <= fit["eta_c"]["value"] <= high
+        assert 0 < fit["beta"]["value"] < 2 and fit["n_points"] >= 4
+    fss = json.loads((results / "noise" / "fss.json").read_text())
+    assert "collapse" in fss and "discontinuity_suspected" in fss
+    with xr.open_dataset(results / "noise" / "critical.nc") as fits:
+        assert fits["eta_c"].dims == ("N",)
+    for name in ("fig1", "fig2a", "fig2b", "fig3a", "binder", "collapse", "fss_critical",
+                 "distribution"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert (results / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
     assert (results / "figures" / "animation.gif").read_bytes()[:3] == b"GIF"
@@ -92,7 +104,7 @@ def test_every_expected_output_exists_and_opens(finished):
     assert "fig2a.png" in report
     assert list(results.rglob("*.part")) == []
     logs = list((results / "logs").rglob("*.log"))
-    assert len(logs) >= 12 + 2 + 4 + 3 + 4
+    assert len(logs) >= 52 + 52 + 3 + 8 + 2
 
 
 def test_nothing_to_do_after_a_complete_run(finished):
@@ -106,13 +118,27 @@ def test_changing_a_figure_option_reruns_only_that_figure(finished):
     assert planned_jobs(workdir, changed) == {"all": 1, "figure": 1}
 
 
+def _figures_of(config_path, study):
+    config = yaml.safe_load(config_path.read_text())
+    return sum(1 for spec in config["figures"].values()
+               if spec["study"] == study and spec["kind"] != "animation")
+
+
 def test_adding_a_noise_value_runs_only_the_new_simulations(finished):
     workdir, config_path = finished
+    etas = [round(0.5 * k, 1) for k in range(13)] + [6.25]
+    changed = _rewrite(config_path, lambda c: c["studies"]["noise"]["sweep"][1].update(eta=etas))
+    # one new eta for 2 sizes x 2 replicates; then that study's summary, fits and figures
+    assert planned_jobs(workdir, changed) == {
+        "all": 1, "simulate": 4, "metrics": 4, "summarize": 1, "fit_critical": 1, "fss": 1,
+        "figure": _figures_of(config_path, "noise")}
+
+
+def test_changing_a_fit_option_reruns_only_the_fit_and_its_figure(finished):
+    workdir, config_path = finished
     changed = _rewrite(config_path,
-                       lambda c: c["studies"]["noise"]["sweep"][1].update(eta=[0.0, 1.0, 2.0, 4.0]))
-    # one new eta for 2 sizes x 2 replicates; then that study's summary and its figure
-    assert planned_jobs(workdir, changed) == {"all": 1, "simulate": 4, "metrics": 4,
-                                              "summarize": 1, "figure": 1}
+                       lambda c: c["studies"]["noise"]["critical"].update(bootstrap=10))
+    assert planned_jobs(workdir, changed) == {"all": 1, "fit_critical": 1, "figure": 1}
 
 
 def test_changing_burn_in_reruns_metrics_not_simulations(finished):

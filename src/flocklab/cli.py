@@ -66,6 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
     metrics.add_argument("--burn-in", type=int, required=True, help="steps to discard (>= 0)")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
+    fit = commands.add_parser("fit", help="critical value and exponent from a summary.nc")
+    fit.add_argument("summary", help="a study's summary.nc")
+    fit.add_argument("--control", choices=["eta", "rho"], required=True,
+                     help="eta: v_a ~ ((eta_c - eta)/eta_c)^beta; "
+                          "rho: v_a ~ ((rho - rho_c)/rho_c)^delta")
+    fit.add_argument("--select", action="append", default=[], metavar="DIM=VALUE",
+                     help="fix another swept dimension, e.g. --select N=400 (repeatable)")
+    fit.add_argument("--reduced-min", type=float, default=0.02,
+                     help="leave out points with reduced distance <= this; default 0.02")
+    fit.add_argument("--reduced-max", type=float, default=0.5,
+                     help="leave out points with reduced distance > this; default 0.5")
+    fit.add_argument("--bootstrap", type=int, default=200,
+                     help="bootstrap resamples over seeds; default 200")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the bootstrap; default 0")
+    fit.add_argument("--out", required=True, help="output JSON file")
+    fit.add_argument("--out-nc", help="also write the fit as netCDF")
+
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=sorted(MODELS))
 
@@ -87,6 +104,28 @@ def _simulate(args: argparse.Namespace) -> None:
                    progress=args.progress)
 
 
+def _fit(args: argparse.Namespace) -> None:
+    import yaml
+
+    from flocklab.io import open_dataset, write_netcdf
+    from flocklab.stages.critical import fit_critical_summary, write_json
+
+    select = {}
+    for item in args.select:
+        name, separator, value = item.partition("=")
+        if not separator:
+            raise ParameterError("select", f"--select {item!r}: expected DIM=VALUE")
+        select[name] = yaml.safe_load(value)
+    if not 0 <= args.reduced_min < args.reduced_max:
+        raise ParameterError("reduced_min", "need 0 <= --reduced-min < --reduced-max")
+    ds, document = fit_critical_summary(open_dataset(args.summary), args.control, select,
+                                        args.reduced_min, args.reduced_max, args.bootstrap,
+                                        args.seed)
+    write_json(document, args.out)
+    if args.out_nc:
+        write_netcdf(ds, args.out_nc)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     parser = build_parser()
@@ -100,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.burn_in < 0:
                 raise ParameterError("burn_in", "'--burn-in' must be >= 0")
             run_metrics(args.run, args.burn_in, args.out)
+        elif args.command == "fit":
+            _fit(args)
         elif args.command == "params":
             for spec in get_model(args.model).parameters:
                 print(f"{spec.name:8s} {spec.kind:6s} default {spec.default!r:12s} "

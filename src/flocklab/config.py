@@ -260,6 +260,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     if snapshots["start"] > steps:
         raise ConfigError(f"config key '{where}.snapshots.start': {snapshots['start']} must be "
                           f"<= steps = {steps}")
+    _check_analysis(where, raw, axes, model)
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
                   axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
                   snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
@@ -275,6 +276,32 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
             raise ConfigError(f"config key '{source}': {error.message} (at point "
                               f"{point.label})") from None
     return study
+
+
+def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis], model) -> None:
+    """The critical and fss sections must name swept coordinates on the right dimensions."""
+    dim_of = {name: axis.dim for axis in axes for name in axis.coords}
+    if "critical" in raw:
+        settings = raw["critical"]
+        key = f"{where}.critical"
+        if settings["reduced_min"] >= settings["reduced_max"]:
+            raise ConfigError(f"config key '{key}.reduced_min': {settings['reduced_min']} must "
+                              f"be < reduced_max = {settings['reduced_max']}")
+        needed = ["eta"] if settings["control"] == "eta" else ["N", "L"]
+        if not any(name in dim_of for name in needed):
+            raise ConfigError(f"config key '{key}.control': '{settings['control']}' needs "
+                              f"{' or '.join(needed)} swept in this study")
+        for name in settings["select"]:
+            if name not in [axis.dim for axis in axes]:
+                raise ConfigError(f"config key '{key}.select.{name}': not a swept dimension; "
+                                  f"allowed: {', '.join(axis.dim for axis in axes)}")
+    if "fss" in raw:
+        settings = raw["fss"]
+        key = f"{where}.fss"
+        if settings["size"] not in dim_of:
+            raise ConfigError(f"config key '{key}.size': '{settings['size']}' is not swept")
+        if "eta" not in dim_of or dim_of["eta"] == dim_of[settings["size"]]:
+            raise ConfigError(f"config key '{key}.control': eta must be swept on its own axis")
 
 
 def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
@@ -300,6 +327,11 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
                 and any(entry.get("frame") != "first" for _, entry in points):
             raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
                               f"'{name}' needs snapshots; set every >= 1")
+        needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
+                 "distribution": "fss"}.get(figure["kind"])
+        if needs and needs not in config["studies"][study.name]:
+            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a '{needs}' "
+                              f"section in study '{study.name}'")
         if figure["kind"] == "curve":
             coordinates = [*study.swept, *get_model(study.model).derived(
                 study.params(next(study.points())))]

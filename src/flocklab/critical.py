@@ -312,13 +312,24 @@ def susceptibility_peak(x: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
     return vertex, float(np.polyval(coefficients, vertex))
 
 
-def binder_crossings(x: np.ndarray, first: np.ndarray, second: np.ndarray) -> list[float]:
-    """Control values where two Binder-cumulant curves cross (linear interpolation)."""
+def binder_crossings(x: np.ndarray, first: np.ndarray, second: np.ndarray,
+                     plateau_margin: float = 0.02) -> list[float]:
+    """Control values where two Binder-cumulant curves cross (linear interpolation).
+
+    Crossings on the ordered plateau (both curves within ``plateau_margin`` of 2/3, where
+    they touch trivially, e.g. G = 2/3 exactly at zero noise) are not reported.
+    """
     x = np.asarray(x, float)
-    difference = np.asarray(first, float) - np.asarray(second, float)
+    first = np.asarray(first, float)
+    second = np.asarray(second, float)
+    difference = first - second
+    on_plateau = ((np.abs(first - 2 / 3) < plateau_margin)
+                  & (np.abs(second - 2 / 3) < plateau_margin))
     crossings = []
     for k in range(x.size - 1):
         a, b = difference[k], difference[k + 1]
+        if on_plateau[k] or on_plateau[k + 1]:
+            continue
         if a == 0:
             crossings.append(float(x[k]))
         elif np.isfinite(a) and np.isfinite(b) and a * b < 0:

@@ -151,3 +151,143 @@ def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
         return []
 
     return FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
+
+
+def _curve_label(labels: dict) -> str:
+    return ", ".join(f"{name} = {value:g}" if isinstance(value, int | float) else
+                     f"{name} = {value}" for name, value in labels.items())
+
+
+def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
+                           ) -> plt.Figure:
+    """ln v_a against ln s (reduced distance) with the fitted power law, as Vicsek et al.
+    (1995) Fig. 3; filled markers entered the fit, open ones did not."""
+    control = critical.attrs["control"]
+    coordinate = critical.attrs["coordinate"]
+    exponent = critical.attrs["exponent"]
+    critical_name = f"{control}_c"
+    control_dim = summary[coordinate].dims[0]
+    label_dims = [d for d in critical[critical_name].dims]
+    fig, ax = plt.subplots(figsize=(4.8, 3.8))
+    combos = [{}] if not label_dims else [
+        dict(zip(label_dims, values, strict=True)) for values in
+        np.array(np.meshgrid(*[critical[d].values for d in label_dims],
+                             indexing="ij")).reshape(len(label_dims), -1).T.tolist()]
+    side = "below" if control == "eta" else "above"
+    for number, labels in enumerate(combos):
+        fit = critical.sel(labels) if labels else critical
+        curve = summary.sel(labels) if labels else summary
+        x = curve[coordinate].values.astype(float)
+        v = curve["replicate_order_parameter"].values
+        err = curve["replicate_order_parameter_err"].values
+        value = float(fit[critical_name])
+        s = (value - x) / value if side == "below" else (x - value) / value
+        used = fit["used"].values.astype(bool) if control_dim in fit["used"].dims else None
+        keep = s > 0
+        color = f"C{number % 10}"
+        ax.errorbar(np.log(s[keep & used]), np.log(v[keep & used]),
+                    yerr=(err / v)[keep & used], fmt="o", color=color, markersize=4, capsize=2)
+        ax.plot(np.log(s[keep & ~used]), np.log(v[keep & ~used]), "o", mfc="none", color=color,
+                markersize=4)
+        grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 20)
+        slope = float(fit[exponent])
+        low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
+        text = f"{exponent} = {slope:.2f} [{low:.2f}, {high:.2f}]"
+        ax.plot(grid, np.log(float(fit["amplitude"])) + slope * grid, "-", color=color,
+                label=f"{_curve_label(labels)}: {text}" if labels else text)
+    reduced = r"(\eta_c - \eta)/\eta_c" if side == "below" else r"(\rho - \rho_c)/\rho_c"
+    ax.set_xlabel(rf"$\ln[{reduced}]$")
+    ax.set_ylabel(r"$\ln v_a$")
+    ax.legend(fontsize=7, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
+    size = fss.attrs["size"]
+    control = fss.attrs["control"]
+    coordinate = "eta" if control == "eta" else "density"
+    size_dim = summary[size].dims[0]
+    data = summary.transpose(size_dim, summary[coordinate].dims[0], ...)
+    return (size, control, data[size].values.astype(float), data[coordinate].values.astype(float),
+            data["replicate_order_parameter"].values,
+            data["replicate_order_parameter_err"].values)
+
+
+def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
+    """Data collapse v_a L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
+    size, control, lengths, x, v, err = _fss_arrays(summary, fss)
+    fig, ax = plt.subplots(figsize=(4.8, 3.8))
+    name = f"collapse_{control}_c"
+    if name not in fss:
+        ax.text(0.5, 0.5, "no collapse (see fss.json)", ha="center", transform=ax.transAxes)
+        return fig
+    critical = float(fss[name])
+    beta_over_nu = float(fss["collapse_beta_over_nu"])
+    inverse_nu = float(fss["collapse_inverse_nu"])
+    for number, length in enumerate(lengths):
+        scale = length**beta_over_nu
+        ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
+                    yerr=err[number] * scale, marker="os^Dv"[number % 5], markersize=3,
+                    linewidth=0.8, capsize=1.5, label=f"{size} = {length:g}")
+    ax.set_xlabel(rf"$({control} - {control}_c)\,{size}^{{1/\nu}}$")
+    ax.set_ylabel(rf"$v_a\,{size}^{{\beta/\nu}}$")
+    ax.set_title(title or f"{control}_c = {critical:.3f}, β/ν = {beta_over_nu:.3f}, "
+                 f"1/ν = {inverse_nu:.3f}", fontsize=9)
+    ax.legend(fontsize=7, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
+    """x_c(L) from the susceptibility peak against L^(-1/nu), with the extrapolation."""
+    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    inverse_nu = float(fss["inverse_nu"]) if "inverse_nu" in fss else (
+        float(fss["collapse_inverse_nu"]) if "collapse_inverse_nu" in fss else 1.0)
+    name = f"{control}_c_chi"
+    values = fss[name].values
+    low, high = fss[f"{name}_ci_low"].values, fss[f"{name}_ci_high"].values
+    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    abscissa = lengths ** (-inverse_nu)
+    yerr = np.array([np.nan_to_num(values - low), np.nan_to_num(high - values)])
+    ax.errorbar(abscissa, values, yerr=np.clip(yerr, 0, None), fmt="o", capsize=2,
+                label=r"$\chi$ maximum")
+    if "binder_crossing" in fss and fss.sizes.get("size_pair", 0):
+        pair_sizes = np.sqrt(lengths[:-1] * lengths[1:])
+        ax.plot(pair_sizes ** (-inverse_nu), fss["binder_crossing"].values, "s", mfc="none",
+                label="Binder crossing (consecutive sizes)")
+    if f"{control}_c_inf" in fss:
+        grid = np.linspace(0, abscissa.max() * 1.05, 50)
+        ax.plot(grid, float(fss[f"{control}_c_inf"]) + float(fss["extrapolation_amplitude"])
+                * grid, "-", label=rf"fit, ${control}_c(\infty)$ = "
+                f"{float(fss[f'{control}_c_inf']):.3f}")
+    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
+    ax.set_ylabel(rf"${control}_c({size})$")
+    ax.legend(fontsize=7, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
+    """Histograms of v_a at the point nearest each size's susceptibility peak."""
+    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    centres = fss["bin"].values
+    width = centres[1] - centres[0] if centres.size > 1 else 1.0
+    histograms = fss["order_parameter_histogram_near_peak"].values
+    peaks = fss[f"{control}_c_chi"].values
+    flags = fss["bimodal"].values
+    for number, length in enumerate(lengths):
+        mark = " (bimodal)" if flags[number] else ""
+        ax.step(centres, histograms[number] / width, where="mid",
+                label=f"{size} = {length:g}, {control} ≈ {peaks[number]:.2f}{mark}")
+    ax.set_xlabel(r"$v_a$")
+    ax.set_ylabel("probability density")
+    ax.legend(fontsize=7, frameon=False)
+    ax.set_title(title or "distribution of v_a near the susceptibility peak", fontsize=9)
+    fig.tight_layout()
+    return fig

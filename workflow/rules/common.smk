@@ -58,11 +58,28 @@ def figure_run(spec, entry):
     return run_path(study.name, point.label, entry.get("replicate", 0))
 
 
+def analysis_paths(study):
+    """Outputs of the critical and fss stages a study's config asks for."""
+    settings = config["studies"][study]
+    paths = []
+    if "critical" in settings:
+        paths += [f"{RESULTS}/{study}/critical.nc", f"{RESULTS}/{study}/critical.json"]
+    if "fss" in settings:
+        paths += [f"{RESULTS}/{study}/fss.nc", f"{RESULTS}/{study}/fss.json"]
+    return paths
+
+
 def figure_inputs(wildcards):
+    """Files a figure reads, in the order flocklab.stages.figures.make_figure expects."""
     spec = FIGURES[wildcards.figure]
-    if spec["kind"] == "curve":
-        return [summary_path(spec["study"])]
-    return [figure_run(spec, panel) for panel in spec["panels"]]
+    summary = summary_path(spec["study"])
+    if spec["kind"] == "snapshots":
+        return [figure_run(spec, panel) for panel in spec["panels"]]
+    if spec["kind"] == "critical_loglog":
+        return [summary, f"{RESULTS}/{spec['study']}/critical.nc"]
+    if spec["kind"] in ("collapse", "fss_critical", "distribution"):
+        return [summary, f"{RESULTS}/{spec['study']}/fss.nc"]
+    return [summary]
 
 
 def figure_outputs(name):

@@ -20,6 +20,9 @@ from flocklab import plotting
 from flocklab.config import Study
 from flocklab.io import open_dataset
 
+FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
+               "distribution": plotting.distribution_figure}
+
 
 def _save(fig: plt.Figure, outputs: Sequence[str | os.PathLike], dpi: int) -> None:
     for path in outputs:
@@ -50,6 +53,12 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),
                                     xlabel=spec.get("xlabel"), ylabel=spec.get("ylabel"),
                                     logy=spec["logy"], title=spec["title"])
+    elif spec["kind"] == "critical_loglog":
+        fig = plotting.critical_loglog_figure(open_dataset(inputs[0]), open_dataset(inputs[1]),
+                                              title=spec["title"])
+    elif spec["kind"] in FSS_FIGURES:
+        fig = FSS_FIGURES[spec["kind"]](open_dataset(inputs[0]), open_dataset(inputs[1]),
+                                        title=spec["title"])
     else:
         raise ValueError(f"figure kind {spec['kind']!r} is not drawn by make_figure")
     _save(fig, outputs, dpi)
@@ -74,6 +83,21 @@ def make_animation(spec: Mapping[str, Any], run_path: str | os.PathLike, gif: st
     plt.close(animation._fig)
 
 
+ANALYSIS_CAPTIONS = {
+    "critical_loglog": "ln v_a against the log reduced distance from the fitted critical value; "
+                       "filled points entered the weighted power-law fit, lines are the fits, "
+                       "legend: exponent with its 68 % bootstrap interval over seeds "
+                       "(results/<study>/critical.json).",
+    "collapse": "Finite-size data collapse v_a L^(beta/nu) against (eta - eta_c) L^(1/nu) at "
+                "the parameters minimising the Houdayer-Hartmann quality S.",
+    "fss_critical": "eta_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
+                    "Binder-cumulant crossings of consecutive sizes, against L^(-1/nu), with "
+                    "the extrapolation eta_c(L) = eta_c(inf) + a L^(-1/nu).",
+    "distribution": "Distribution of v_a (pooled over seeds) at the noise nearest each size's "
+                    "susceptibility maximum; two peaks would signal a discontinuous transition.",
+}
+
+
 def _values_text(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{name} = {value}" for name, value in values.items())
 
@@ -94,6 +118,8 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
             " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
                                  axis.coords.items()) for axis in study.axes)
         lines.append(f"Swept: {sweeps}.")
+    elif spec["kind"] in ANALYSIS_CAPTIONS:
+        lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
     else:
         panels = spec.get("panels") or [spec]
         shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "
