@@ -22,31 +22,18 @@ def _synthetic_seeds(rng, seeds=8, noise=0.01):
     return _truth(ETA)[:, None] + noise * rng.normal(size=(ETA.size, seeds))
 
 
-def _summary(samples, sizes=None):
-    """A summary.nc-like dataset from per-seed values, shape ([n_sizes,] n_eta, n_seeds)."""
-    samples = np.atleast_3d(samples) if samples.ndim == 2 else samples
-    if samples.ndim == 2:
-        samples = samples[None]
-    seeds = samples.shape[-1]
+def _summary(samples):
+    """A summary.nc-like dataset from per-seed values, shape (n_sizes, n_eta, n_seeds)."""
+    n_sizes, _, seeds = samples.shape
     mean = samples.mean(axis=-1)
     err = samples.std(axis=-1, ddof=1) / np.sqrt(seeds)
-    n = np.asarray(sizes if sizes is not None else [400]) ** 2 * 0 + 400
-    ds = xr.Dataset(
+    return xr.Dataset(
         {"order_parameter_mean": (("N", "eta", "seed"), samples),
          "order_parameter_sem": (("N", "eta", "seed"), np.full(samples.shape, 0.01)),
-         "order_parameter_m2": (("N", "eta", "seed"), samples**2 + 1e-4),
          "replicate_order_parameter": (("N", "eta"), mean),
-         "replicate_order_parameter_err": (("N", "eta"), err),
-         "replicate_susceptibility": (("N", "eta"), np.ones(mean.shape)),
-         "replicate_binder_cumulant": (("N", "eta"), np.full(mean.shape, 0.5)),
-         "replicate_binder_cumulant_err": (("N", "eta"), np.full(mean.shape, 0.01)),
-         "order_parameter_histogram": (("N", "eta", "seed", "bin"),
-                                       np.zeros((*samples.shape, 50)))},
-        coords={"N": np.arange(samples.shape[0]) + 400, "eta": ETA,
-                "seed": np.arange(seeds), "bin": np.arange(50),
-                "L": ("N", np.asarray(sizes if sizes is not None else [10.0], float))})
-    del n
-    return ds
+         "replicate_order_parameter_err": (("N", "eta"), err)},
+        coords={"N": 400 * (np.arange(n_sizes) + 1), "eta": ETA, "seed": np.arange(seeds),
+                "L": ("N", 10.0 * (np.arange(n_sizes) + 1))})
 
 
 def test_fit_recovers_critical_point_and_exponent():
@@ -156,6 +143,9 @@ def test_extrapolation_recovers_infinite_size_critical_point():
     assert fit.inverse_nu == pytest.approx(0.7, abs=0.01)
     with pytest.raises(crit.CriticalFitError):
         crit.extrapolate(sizes[:3], critical[:3], np.full(3, 1e-4))
+    rising = np.array([4.5, 4.1, 3.7, 3.3, 2.6])   # no approach to a limit: 1/nu runs away
+    with pytest.raises(crit.CriticalFitError, match="ill-conditioned"):
+        crit.extrapolate(np.array([3.1, 5.0, 10.0, 31.6, 50.0]), rising, np.full(5, 0.05))
 
 
 def test_susceptibility_peak_and_binder_crossing():
@@ -204,3 +194,16 @@ def test_finite_size_stage_on_synthetic_scaling_data():
     assert document["collapse"]["inverse_nu"]["value"] == pytest.approx(0.8, abs=0.1)
     assert fss["eta_c_chi"].values == pytest.approx(2.5, abs=0.03)
     assert document["discontinuity_suspected"] is False
+
+
+def test_a_curve_that_cannot_be_fitted_is_reported_not_fatal_when_others_fit():
+    rng = np.random.default_rng(7)
+    good = _synthetic_seeds(rng)
+    flat = 0.9 + 0.01 * rng.normal(size=good.shape)
+    ds, document = fit_critical_summary(_summary(np.stack([good, flat])), "eta", {},
+                                        resamples=10)
+    assert len(document["fits"]) == 1 and len(document["failed"]) == 1
+    assert "no transition" in document["failed"][0]["error"]
+    assert np.isnan(ds["eta_c"].values[1]) and np.isfinite(ds["eta_c"].values[0])
+    with pytest.raises(crit.CriticalFitError, match="no transition"):
+        fit_critical_summary(_summary(np.stack([flat, flat])), "eta", {}, resamples=5)

@@ -166,6 +166,7 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     critical = _steepest_descent(x, v, side)
     used = np.zeros(x.size, bool)
     params = covariance = None
+    tried: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = []
     for _ in range(max_iterations):
         s = reduced_distance(x, critical, side)
         new_used = (s > reduced_min) & (s <= reduced_max)
@@ -176,8 +177,15 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
                 f"need {MIN_WINDOW_POINTS}")
         if np.array_equal(new_used, used):
             break
+        if any(np.array_equal(new_used, previous[1]) for previous in tried):
+            # The window cycles between point sets: keep the best-fitting of those seen.
+            _, used, params, covariance = min(tried, key=lambda item: item[0])
+            break
         used = new_used
         params, covariance = _fit_window(x[used], v[used], err[used], side, critical, x)
+        residual = (v[used] - _power_law(x[used], *params, side=side)) / err[used]
+        tried.append((float(np.sum(residual**2) / max(used.sum() - 3, 1)), used, params,
+                      covariance))
         critical = params[1]
     beyond = (x > critical) if side == "below" else (x < critical)
     if not beyond.any():
@@ -209,10 +217,13 @@ def _power_law(x, amplitude, critical, exponent, side="below"):
 
 
 def _fit_window(x, v, err, side, critical_guess, x_all):
+    # The critical value must lie inside the data, with the last point beyond it.
     if side == "below":
-        low, high = x.max() * (1 + 1e-9), x_all.max() + (x_all.max() - x_all.min())
+        low, high = x.max() * (1 + 1e-9), x_all.max() * (1 - 1e-3)
     else:
-        low, high = max(x_all.min() - (x_all.max() - x_all.min()), 1e-12), x.min() * (1 - 1e-9)
+        low, high = max(x_all.min(), 1e-12) * (1 + 1e-3), x.min() * (1 - 1e-9)
+    if not low < high:
+        raise CriticalFitError("no point beyond the window to bound the critical value")
     guess_critical = float(np.clip(critical_guess, low * (1 + 1e-6), high * (1 - 1e-6)))
     s = reduced_distance(x, guess_critical, side)
     slope, intercept = np.polyfit(np.log(s), np.log(np.maximum(v, 1e-12)), 1)
@@ -226,6 +237,10 @@ def _fit_window(x, v, err, side, critical_guess, x_all):
                 max_nfev=20000)
         except RuntimeError as error:
             raise CriticalFitError(f"power-law fit did not converge: {error}") from None
+    edge = high if side == "below" else low
+    if abs(params[1] - edge) <= 1e-6 * abs(edge):
+        raise CriticalFitError(f"the fit puts the critical value at the edge of the data "
+                               f"({edge:.4g}): extend the range to show the disordered side")
     return params, covariance
 
 
@@ -369,6 +384,9 @@ def extrapolate(sizes: np.ndarray, critical: np.ndarray, err: np.ndarray,
                 max_nfev=20000)
         except RuntimeError as error:
             raise CriticalFitError(f"extrapolation did not converge: {error}") from None
+    if not 0.05 * 1.001 < params[2] < 5.0 * 0.999:
+        raise CriticalFitError(f"extrapolation ill-conditioned: 1/nu ran to the bound "
+                               f"{params[2]:.3g} (x_c(L) too noisy or too few sizes)")
     sigma = np.sqrt(np.diag(covariance))
     return Extrapolation(float(params[0]), float(params[1]), float(params[2]), float(sigma[0]),
                          float(sigma[2]))

@@ -92,14 +92,15 @@ def bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order):  # pragm
 
 
 @njit(cache=True, parallel=True)
-def gather_sorted(order, x, y, ux, uy, xs, ys, uxs, uys):  # pragma: no cover
-    """Copy per-particle arrays into cell order for contiguous access in the pair loop."""
+def gather_sorted(order, x, y, ux, uy, ident, xs, ys, uxs, uys, ids):  # pragma: no cover
+    """Copy per-particle arrays (and their identities) into cell order: ``xs[k] = x[order[k]]``."""
     for k in prange(order.shape[0]):
         i = order[k]
         xs[k] = x[i]
         ys[k] = y[i]
         uxs[k] = ux[i]
         uys[k] = uy[i]
+        ids[k] = ident[i]
 
 
 @njit(cache=True, inline="always")
@@ -258,7 +259,7 @@ def neighbour_sums(x: np.ndarray, y: np.ndarray, ux: np.ndarray, uy: np.ndarray,
     order = np.empty(n, np.int64)
     bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order)
     xs, ys, uxs, uys = (np.empty(n) for _ in range(4))
-    gather_sorted(order, x, y, ux, uy, xs, ys, uxs, uys)
+    gather_sorted(order, x, y, ux, uy, np.arange(n), xs, ys, uxs, uys, np.empty(n, np.int64))
     sum_x = np.empty(n)
     sum_y = np.empty(n)
     count = np.empty(n, np.int64)

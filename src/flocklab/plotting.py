@@ -181,6 +181,8 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         v = curve["replicate_order_parameter"].values
         err = curve["replicate_order_parameter_err"].values
         value = float(fit[critical_name])
+        if not np.isfinite(value):  # that curve could not be fitted (see critical.json)
+            continue
         s = (value - x) / value if side == "below" else (x - value) / value
         used = fit["used"].values.astype(bool) if control_dim in fit["used"].dims else None
         keep = s > 0

@@ -49,7 +49,7 @@ import xarray as xr
 from numba import njit, prange
 
 from flocklab.models.base import Model, RunControl, SimulationError, register
-from flocklab.neighbours import bin_particles, cells_per_side, neighbour_sum_one
+from flocklab.neighbours import bin_particles, cells_per_side, gather_sorted, neighbour_sum_one
 from flocklab.parameters import ParameterError, ParameterSpec
 from flocklab.progress import Progress
 from flocklab.provenance import netcdf_attrs, provenance_attrs
@@ -64,17 +64,6 @@ CHUNK_UPDATES = 1 << 22
 
 
 # --------------------------------------------------------------------------- kernels
-
-
-@njit(cache=True, parallel=True)
-def _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids):  # pragma: no cover
-    for k in prange(order.shape[0]):
-        i = order[k]
-        xs[k] = x[i]
-        ys[k] = y[i]
-        exs[k] = ex[i]
-        eys[k] = ey[i]
-        ids[k] = ident[i]
 
 
 @njit(cache=True, parallel=True)
@@ -199,7 +188,7 @@ def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vecto
     ex_new, ey_new = work_float[4], work_float[5]
     for s in range(steps):
         bin_particles(x, y, box, m, cell_of, cell_start, cell_fill, order)
-        _gather_state(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids)
+        gather_sorted(order, x, y, ex, ey, ident, xs, ys, exs, eys, ids)
         t = first_step + s + 1
         _new_headings(xs, ys, exs, eys, ids, cell_start, m, box, radius, key, t, eta,
                       vectorial, ex_new, ey_new)

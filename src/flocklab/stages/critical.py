@@ -117,15 +117,22 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
     critical_name = f"{control}_c"
     rng = np.random.default_rng(seed)
     entries = []
-    for labels, curve in curves(summary, coordinate, select or {}):
+    failures = []
+    all_curves = curves(summary, coordinate, select or {})
+    for labels, curve in all_curves:
         x, v, err, samples, fallback = _curve_arrays(curve, coordinate)
         try:
             result = fit_curve(x, v, err, samples, fallback, side, reduced_min, reduced_max,
                                resamples, rng)
         except crit.CriticalFitError as error:
             where = ", ".join(f"{k} = {val}" for k, val in labels.items())
-            raise crit.CriticalFitError(f"{where + ': ' if where else ''}{error}") from None
+            failures.append({**labels, "control": control,
+                             "error": f"{where + ': ' if where else ''}{error}"})
+            continue
         entries.append((labels, curve, result))
+    if not entries:
+        # A single curve, or every curve, that cannot be fitted is an error, not a number.
+        raise crit.CriticalFitError("; ".join(failure["error"] for failure in failures))
 
     records = []
     for labels, _, result in entries:
@@ -148,7 +155,12 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
                              exponent: row["exponent"], "n_points": row["n_points"]}
                             for row in result["scan"]],
         })
-    document = dict(records[0]) if len(records) == 1 else {"control": control, "fits": records}
+    if len(all_curves) == 1:
+        document = dict(records[0])
+    else:
+        # Curves that cannot be fitted (e.g. a size too small to show the transition in the
+        # range) are listed with the reason; their variables in the netCDF file are NaN.
+        document = {"control": control, "fits": records, "failed": failures}
     if select:
         document["select"] = dict(select)
     return _critical_dataset(entries, records, control, critical_name, exponent, coordinate,
@@ -325,8 +337,10 @@ def finite_size_scaling(summary: xr.Dataset, control: str = "eta", size: str = "
                         "inverse_nu": extrapolation.inverse_nu,
                         "inverse_nu_err": extrapolation.inverse_nu_err,
                         "extrapolation_amplitude": extrapolation.amplitude})
-        guess = [extrapolation.critical, 0.5, extrapolation.inverse_nu]
         document["extrapolation"] = dict(scalars)
+        guess = [extrapolation.critical, 0.5, extrapolation.inverse_nu]
+        if not x.min() < extrapolation.critical < x.max():
+            guess = [float(peaks[-1, 0]), 0.5, 1.0]  # an unusable extrapolation: start nearby
     except crit.CriticalFitError as error:
         document["extrapolation"] = {"error": str(error)}
         guess = [float(peaks[-1, 0]), 0.5, 1.0]
