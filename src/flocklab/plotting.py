@@ -153,6 +153,14 @@ def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
     return FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
 
 
+def _finish(fig: plt.Figure, ax: plt.Axes, title: str) -> plt.Figure:
+    ax.legend(fontsize=7, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def _curve_label(labels: dict) -> str:
     return ", ".join(f"{name} = {value:g}" if isinstance(value, int | float) else
                      f"{name} = {value}" for name, value in labels.items())
@@ -200,11 +208,7 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
     reduced = r"(\eta_c - \eta)/\eta_c" if side == "below" else r"(\rho - \rho_c)/\rho_c"
     ax.set_xlabel(rf"$\ln[{reduced}]$")
     ax.set_ylabel(r"$\ln v_a$")
-    ax.legend(fontsize=7, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title)
 
 
 def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
@@ -267,11 +271,7 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
                 f"{float(fss[f'{control}_c_inf']):.3f}")
     ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
     ax.set_ylabel(rf"${control}_c({size})$")
-    ax.legend(fontsize=7, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title)
 
 
 def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
