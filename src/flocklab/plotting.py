@@ -26,6 +26,7 @@ QUANTITY_LABELS = {
     "susceptibility": r"susceptibility $\chi$",
     "binder_cumulant": r"Binder cumulant $G$",
 }
+SYMBOLS = {"eta": r"\eta", "rho": r"\rho"}
 COORDINATE_LABELS = {"eta": r"noise $\eta$", "density": r"density $\rho$", "N": "$N$",
                      "L": "$L$", "r": "$r$", "v0": "$v_0$"}
 
@@ -238,7 +239,8 @@ def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> pl
         ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
                     yerr=err[number] * scale, marker="os^Dv"[number % 5], markersize=3,
                     linewidth=0.8, capsize=1.5, label=f"{size} = {length:g}")
-    ax.set_xlabel(rf"$({control} - {control}_c)\,{size}^{{1/\nu}}$")
+    symbol = SYMBOLS.get(control, control)
+    ax.set_xlabel(rf"$({symbol} - {symbol}_c)\,{size}^{{1/\nu}}$")
     ax.set_ylabel(rf"$v_a\,{size}^{{\beta/\nu}}$")
     ax.set_title(title or f"{control}_c = {critical:.3f}, β/ν = {beta_over_nu:.3f}, "
                  f"1/ν = {inverse_nu:.3f}", fontsize=9)
@@ -270,7 +272,7 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
                 * grid, "-", label=rf"fit, ${control}_c(\infty)$ = "
                 f"{float(fss[f'{control}_c_inf']):.3f}")
     ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
-    ax.set_ylabel(rf"${control}_c({size})$")
+    ax.set_ylabel(rf"${SYMBOLS.get(control, control)}_c({size})$")
     return _finish(fig, ax, title)
 
 
