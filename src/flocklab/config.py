@@ -161,21 +161,11 @@ class Study:
     def swept(self) -> list[str]:
         return [name for axis in self.axes for name in axis.coords]
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(len(axis) for axis in self.axes)
-
     def points(self) -> Iterator[Point]:
         for index in itertools.product(*(range(len(axis)) for axis in self.axes)):
             values = {name: axis.coords[name][i]
                       for axis, i in zip(self.axes, index, strict=True) for name in axis.coords}
             yield Point(point_label(values), index, values)
-
-    def point(self, label: str) -> Point:
-        for point in self.points():
-            if point.label == label:
-                return point
-        raise KeyError(f"study '{self.name}' has no parameter point '{label}'")
 
     def find_point(self, values: Mapping[str, Any]) -> Point:
         """The point whose swept values match ``values`` (numbers compared as floats)."""
@@ -260,7 +250,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     if snapshots["start"] > steps:
         raise ConfigError(f"config key '{where}.snapshots.start': {snapshots['start']} must be "
                           f"<= steps = {steps}")
-    _check_analysis(where, raw, axes, model)
+    _check_analysis(where, raw, axes)
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
                   axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
                   snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
@@ -278,7 +268,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     return study
 
 
-def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis], model) -> None:
+def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> None:
     """The critical and fss sections must name swept coordinates on the right dimensions."""
     dim_of = {name: axis.dim for axis in axes for name in axis.coords}
     if "critical" in raw:

@@ -94,10 +94,6 @@ class PowerLawFit:
     def n_points(self) -> int:
         return int(self.used.sum())
 
-    def reduced(self, x: np.ndarray) -> np.ndarray:
-        """Reduced distance :math:`s` of control values ``x`` from the fitted critical point."""
-        return reduced_distance(np.asarray(x, float), self.critical, self.side)
-
 
 def reduced_distance(x: np.ndarray, critical: float, side: str) -> np.ndarray:
     """:math:`(x_c - x)/x_c` for ``side="below"`` (order below x_c), else :math:`(x - x_c)/x_c`."""
@@ -259,6 +255,16 @@ def window_scan(x, v, err, side: str = "below", reduced_min: float = 0.02,
     return rows
 
 
+def resample_seeds(rng: np.random.Generator, *arrays: np.ndarray) -> list[np.ndarray]:
+    """Resample the last (seed) axis with replacement, independently at every point.
+
+    One draw of seed indices is applied to all ``arrays`` (same shape), so moments of the
+    same runs stay together.
+    """
+    picks = rng.integers(0, arrays[0].shape[-1], size=arrays[0].shape)
+    return [np.take_along_axis(array, picks, axis=-1) for array in arrays]
+
+
 def bootstrap(samples: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
               fallback_err: np.ndarray, resamples: int, rng: np.random.Generator
               ) -> np.ndarray:
@@ -283,8 +289,7 @@ def bootstrap(samples: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray],
     results = []
     for _ in range(resamples):
         if n_seeds >= 2:
-            picks = rng.integers(0, n_seeds, size=(n_points, n_seeds))
-            drawn = np.take_along_axis(samples, picks, axis=1)
+            (drawn,) = resample_seeds(rng, samples)
             mean = drawn.mean(axis=1)
             err = drawn.std(axis=1, ddof=1) / np.sqrt(n_seeds)
             # a resample of identical seeds has zero spread: keep the original error there
@@ -425,7 +430,7 @@ def collapse_quality(params: Sequence[float], x: np.ndarray, v: np.ndarray, err:
     for i in range(sizes.size):
         weight_sum = 1.0 / big_err[i] ** 2
         weighted = big_y[i] * weight_sum
-        values, variances, masks = [], [], []
+        covered = np.zeros(big_x.shape[1], bool)
         for k in range(sizes.size):
             if k == i:
                 continue
@@ -435,13 +440,10 @@ def collapse_quality(params: Sequence[float], x: np.ndarray, v: np.ndarray, err:
             t = (big_x[i] - xs[m]) / (xs[m + 1] - xs[m])
             value = (1 - t) * big_y[k, m] + t * big_y[k, m + 1]
             variance = ((1 - t) * big_err[k, m]) ** 2 + (t * big_err[k, m + 1]) ** 2
-            values.append(value)
-            variances.append(variance)
-            masks.append(in_range)
+            covered |= in_range
             weight = np.where(in_range, 1.0 / np.maximum(variance, ERROR_FLOOR**2), 0.0)
             weight_sum = weight_sum + weight
             weighted = weighted + weight * np.where(in_range, value, 0.0)
-        covered = np.any(masks, axis=0)
         mean = weighted / weight_sum
         deviation = (big_y[i] - mean) ** 2 / (big_err[i] ** 2 + 1.0 / weight_sum)
         total += float(np.sum(deviation[covered]))

@@ -303,9 +303,7 @@ def finite_size_scaling(summary: xr.Dataset, control: str = "eta", size: str = "
             break
         values = []
         for _ in range(resamples):
-            pick = rng.integers(0, n_seeds, size=(x.size, n_seeds))
-            a = np.take_along_axis(m1[i], pick, axis=1).mean(axis=1)
-            b = np.take_along_axis(m2[i], pick, axis=1).mean(axis=1)
+            a, b = (drawn.mean(axis=1) for drawn in crit.resample_seeds(rng, m1[i], m2[i]))
             values.append(crit.susceptibility_peak(x, n_particles[i] * (b - a * a))[0])
         peak_boot[i] = crit.percentile_interval(np.array(values))
     peak_err = np.where(np.isfinite(peak_boot[:, 1]), 0.5 * (peak_boot[:, 1] - peak_boot[:, 0]),
@@ -404,8 +402,7 @@ def _collapse_bootstrap(x, m1, lengths, best, window, resamples, rng, err) -> np
         return np.empty((0, 3))
     values = []
     for _ in range(resamples):
-        pick = rng.integers(0, n_seeds, size=m1.shape)
-        drawn = np.take_along_axis(m1, pick, axis=2)
+        (drawn,) = crit.resample_seeds(rng, m1)
         mean = drawn.mean(axis=2)
         spread = drawn.std(axis=2, ddof=1) / np.sqrt(n_seeds)
         try:

@@ -38,6 +38,7 @@ import xarray as xr
 
 from flocklab.io import open_dataset, write_netcdf
 from flocklab.metrics import replicate_average, series_statistics
+from flocklab.models import get_model
 from flocklab.provenance import netcdf_attrs, provenance_attrs
 
 RUN_VARIABLES = {
@@ -116,19 +117,22 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
     histograms = np.empty((len(metric_paths), HISTOGRAM_BINS))
     n_particles = np.empty(len(metric_paths))
     derived: dict[str, np.ndarray] = {}
+    derived_attrs: dict[str, dict[str, str]] = {}
     first_attrs: dict[str, Any] = {}
     for k, path in enumerate(metric_paths):
         ds = open_dataset(path)
+        if k == 0:
+            first_attrs = dict(ds.attrs)
+            # The model says which derived quantities (e.g. density) its runs carry.
+            derived_attrs = {name: attrs for name, (_, attrs) in get_model(study["model"]).derived(
+                json.loads(first_attrs["parameters"])).items()}
         for name in RUN_VARIABLES:
             columns[name][k] = float(ds[name])
         rng_seed[k] = int(ds.attrs["seed"])
         histograms[k] = ds["order_parameter_histogram"].values
         n_particles[k] = float(ds.attrs["N"])
-        for name in ("density",):
-            if name in ds.attrs:
-                derived.setdefault(name, np.empty(len(metric_paths)))[k] = ds.attrs[name]
-        if k == 0:
-            first_attrs = dict(ds.attrs)
+        for name in derived_attrs:
+            derived.setdefault(name, np.empty(len(metric_paths)))[k] = ds.attrs[name]
 
     data_vars = {}
     for name, (_, units, long_name) in RUN_VARIABLES.items():
@@ -167,8 +171,7 @@ def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any
         varying = [axis_number for axis_number in range(len(shape))
                    if not np.allclose(grid, np.take(grid, [0], axis=axis_number))]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
-        coords[name] = ([dims[a] for a in varying], reduced,
-                        {"long_name": name, "units": "length^-2" if name == "density" else "1"})
+        coords[name] = ([dims[a] for a in varying], reduced, derived_attrs[name])
 
     summary = xr.Dataset(data_vars, coords=coords)
     summary.attrs = netcdf_attrs({
