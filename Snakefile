@@ -1,5 +1,5 @@
-# Flocklab: simulation -> metrics -> summary -> critical fits / finite-size scaling -> figures
-# -> report.
+# Flocklab: simulation -> metrics -> summary -> critical fits / finite-size scaling, or
+# design -> simulation -> metrics -> sensitivity indices -> figures -> report.
 #
 #   snakemake --cores 2                                  # default config/config.yaml
 #   snakemake --cores 2 --configfile config/test.yaml    # the tiny test configuration
@@ -28,6 +28,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/critical.smk"
+include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
@@ -38,7 +39,6 @@ localrules:
 
 rule all:
     input:
-        [summary_path(name) for name in STUDIES],
         [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
     default_target: True

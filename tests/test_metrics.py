@@ -7,6 +7,7 @@ import pytest
 
 from flocklab.metrics import (
     binder_cumulant,
+    first_passage_time,
     integrated_autocorrelation_time,
     replicate_average,
     series_statistics,
@@ -87,3 +88,10 @@ def test_replicate_average_with_one_seed_uses_the_run_errors():
     np.testing.assert_allclose(result["order_parameter_err"], 0.01)
     np.testing.assert_allclose(result["susceptibility_err"], 0.2)
     np.testing.assert_allclose(result["binder_cumulant_err"], 0.03)
+
+
+def test_first_passage_time_and_censoring():
+    series = np.array([0.05, 0.3, 0.79, 0.8, 0.6, 0.95])
+    assert first_passage_time(series, 0.8) == 3  # reaching the level counts
+    assert first_passage_time(series, 0.05) == 0
+    assert first_passage_time(series, 0.99) == series.size  # never: steps + 1

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import xarray as xr
 import yaml
@@ -68,7 +69,9 @@ def test_every_expected_output_exists_and_opens(finished):
     workdir, config_path = finished
     results = workdir / "results"
     config = yaml.safe_load(config_path.read_text())
-    for study in config["studies"]:
+    for study, settings in config["studies"].items():
+        if "sensitivity" in settings:
+            continue
         with xr.open_dataset(results / study / "summary.nc") as summary:
             assert "replicate_order_parameter" in summary
             assert summary["replicate_order_parameter"].notnull().all()
@@ -100,11 +103,59 @@ def test_every_expected_output_exists_and_opens(finished):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert (results / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
     assert (results / "figures" / "animation.gif").read_bytes()[:3] == b"GIF"
+    for name in ("oat_curves", "morris_screening", "sobol_indices", "sobol_convergence"):
+        assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     report = (results / "report.html").read_text()
     assert "fig2a.png" in report
     assert list(results.rglob("*.part")) == []
     logs = list((results / "logs").rglob("*.log"))
-    assert len(logs) >= 52 + 52 + 3 + 8 + 2
+    assert len(logs) >= 52 + 52 + 3 + 8 + 2 + 2 * (8 + 6 + 32) + 6
+
+
+def test_sensitivity_outputs(finished):
+    workdir, _ = finished
+    results = workdir / "results"
+    with xr.open_dataset(results / "sobol" / "design.nc") as design:
+        assert design.sizes["row"] == 8 * 4 and design["value"].dims == ("row", "parameter")
+        assert design.attrs["method"] == "sobol" and "git_commit" in design.attrs
+        # density sets N = round(density L^2) at L = 5
+        assert np.array_equal(design["N"], np.round(design["value"].sel(parameter="density")
+                                                    * 25))
+    with xr.open_dataset(results / "sobol" / "sensitivity.nc") as indices:
+        for name in ("S1", "S1_conf", "ST", "ST_conf"):
+            assert indices[name].dims == ("output", "parameter")
+        assert indices["parameter"].values.tolist() == ["eta", "density"]
+        assert indices["S1_convergence"].dims == ("output", "sample_size", "parameter")
+    with xr.open_dataset(results / "morris" / "sensitivity.nc") as indices:
+        for name in ("mu_star", "mu_star_conf", "sigma"):
+            assert indices[name].dims == ("output", "parameter")
+            assert np.isfinite(indices[name]).all()
+        # eta from 0.1 to 6 takes v_a from order to disorder: its mu* is large and positive
+        assert float(indices["mu_star"].sel(output="order_parameter_mean", parameter="eta")) > 0.3
+    document = json.loads((results / "oat" / "sensitivity.json").read_text())
+    verdicts = [claim["verdict"] for claim in document["claims"]]
+    assert verdicts == ["holds", "holds"]
+    eta = document["outputs"]["order_parameter_mean"]["eta"]
+    assert eta["levels"] == [0.2, 3.0, 6.0] and eta["mean"][0] > 0.9 > 0.5 > eta["mean"][2]
+    report = (results / "report.html").read_text()
+    assert "sobol_indices.png" in report
+
+
+def test_growing_the_sobol_design_runs_only_the_new_points(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path,
+                       lambda c: c["studies"]["sobol"]["sensitivity"].update(samples=16))
+    # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new runs
+    assert planned_jobs(workdir, changed) == {
+        "all": 1, "sample": 1, "simulate": 32, "metrics": 32, "analyse_sensitivity": 1,
+        "figure": 2}
+
+
+def test_changing_the_bootstrap_reruns_only_the_analysis(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path,
+                       lambda c: c["studies"]["morris"]["sensitivity"].update(resamples=20))
+    assert planned_jobs(workdir, changed) == {"all": 1, "analyse_sensitivity": 1, "figure": 1}
 
 
 def test_nothing_to_do_after_a_complete_run(finished):

@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
     metrics.add_argument("run", help="run netCDF file")
     metrics.add_argument("--burn-in", type=int, required=True, help="steps to discard (>= 0)")
+    metrics.add_argument("--order-threshold", type=float, default=0.8,
+                         help="v_a level whose first-passage time is time_to_order "
+                              "(default 0.8)")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
     fit = commands.add_parser("fit", help="critical value and exponent from a summary.nc")
@@ -107,8 +110,8 @@ def _simulate(args: argparse.Namespace) -> None:
 def _fit(args: argparse.Namespace) -> None:
     import yaml
 
-    from flocklab.io import open_dataset, write_netcdf
-    from flocklab.stages.critical import fit_critical_summary, write_json
+    from flocklab.io import open_dataset, write_json, write_netcdf
+    from flocklab.stages.critical import fit_critical_summary
 
     select = {}
     for item in args.select:
@@ -138,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args.burn_in < 0:
                 raise ParameterError("burn_in", "'--burn-in' must be >= 0")
-            run_metrics(args.run, args.burn_in, args.out)
+            run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
         elif args.command == "fit":
             _fit(args)
         elif args.command == "params":

@@ -14,6 +14,7 @@ Either pass raises :class:`ConfigError` with one message that names the key.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping
@@ -22,18 +23,24 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import yaml
 
+from flocklab.metrics import ORDER_THRESHOLD, RUN_VARIABLES
 from flocklab.models import get_model
 from flocklab.models.base import RunControl
 from flocklab.parameters import ParameterError
 from flocklab.seeds import derive_seed
+from flocklab.sensitivity import METHODS, Design, Factor, check_sample_size
 
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / \
     "config.schema.yaml"
 #: Decimal places kept when generating range values, so 0.1 * 3 is 0.3, not 0.30000000000000004.
 RANGE_DECIMALS = 12
 SUMMARY_QUANTITIES = ("order_parameter", "susceptibility", "binder_cumulant")
+#: Figure kinds drawn from sensitivity.nc and the methods they accept.
+SENSITIVITY_FIGURES = {"oat": ("oat",), "morris": ("morris",), "sobol": ("sobol",),
+                       "sensitivity_convergence": ("morris", "sobol")}
 
 
 class ConfigError(ValueError):
@@ -143,7 +150,11 @@ class Point:
 
 @dataclass(frozen=True)
 class Study:
-    """A validated, expanded study."""
+    """A validated, expanded study.
+
+    Its parameter points are the Cartesian product of ``axes`` or, for a sensitivity
+    study, the distinct rows of its ``design`` (see :mod:`flocklab.sensitivity`).
+    """
 
     name: str
     model: str
@@ -156,12 +167,27 @@ class Study:
     snapshot_every: int
     snapshot_start: int
     base_seed: int
+    order_threshold: float = ORDER_THRESHOLD
+    design: Design | None = None
 
     @property
     def swept(self) -> list[str]:
         return [name for axis in self.axes for name in axis.coords]
 
+    @functools.cached_property
+    def design_points(self) -> tuple[Point, ...]:
+        """The point of every design row (rows repeat where the design repeats a point)."""
+        return () if self.design is None else design_points(self.model, self.fixed,
+                                                             self.design)
+
     def points(self) -> Iterator[Point]:
+        if self.design is not None:
+            seen: set[str] = set()
+            for point in self.design_points:
+                if point.label not in seen:
+                    seen.add(point.label)
+                    yield point
+            return
         for index in itertools.product(*(range(len(axis)) for axis in self.axes)):
             values = {name: axis.coords[name][i]
                       for axis, i in zip(self.axes, index, strict=True) for name in axis.coords}
@@ -187,6 +213,30 @@ class Study:
 
     def seed(self, point: Point, replicate: int) -> int:
         return derive_seed(self.base_seed, self.name, point.label, replicate)
+
+
+def design_points(model_name: str, fixed: Mapping[str, Any], design: Design
+                  ) -> tuple[Point, ...]:
+    """Parameter point of every row of a sensitivity design.
+
+    The label names the factor values (``"eta=0.1_density=1.0"``), so a row repeated in
+    the design, or kept when the design grows, is the same run with the same seed; the
+    values are the model parameters the factors set (``density`` sets ``N``).
+    """
+    model = get_model(model_name)
+    base = model.resolve(fixed)
+    derived_last = sorted(range(len(design.names)),
+                          key=lambda i: design.names[i] in model.factor_targets)
+    points = []
+    for row in design.values:
+        params = dict(base)
+        for i in derived_last:
+            model.set_factor(params, design.names[i], float(row[i]))
+        factors = {name: float(value) for name, value in zip(design.names, row, strict=True)}
+        values = {model.factor_target(name): params[model.factor_target(name)]
+                  for name in design.names}
+        points.append(Point(point_label(factors), (len(points),), values))
+    return tuple(points)
 
 
 def point_label(values: Mapping[str, Any]) -> str:
@@ -251,10 +301,14 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
         raise ConfigError(f"config key '{where}.snapshots.start': {snapshots['start']} must be "
                           f"<= steps = {steps}")
     _check_analysis(where, raw, axes)
+    design = None
+    if "sensitivity" in raw:
+        design = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
+                               design_seed(base_seed, name))
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
                   axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
                   snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
-                  base_seed=base_seed)
+                  base_seed=base_seed, order_threshold=raw["order_threshold"], design=design)
     for point in study.points():
         try:
             study.params(point)
@@ -266,6 +320,155 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
             raise ConfigError(f"config key '{source}': {error.message} (at point "
                               f"{point.label})") from None
     return study
+
+
+def design_seed(base_seed: int, study: str) -> int:
+    """Seed of a study's sensitivity design (its bootstrap uses ``design_seed + 1``)."""
+    return derive_seed(base_seed, study, "sensitivity-design", 0)
+
+
+def _factors(where: str, settings: Mapping[str, Any], model_name: str) -> list[Factor]:
+    model = get_model(model_name)
+    allowed = model.factor_names()
+    method = settings["method"]
+    factors = []
+    for name, spec in settings["factors"].items():
+        key = f"{where}.factors.{name}"
+        if name not in allowed:
+            raise ConfigError(f"config key '{key}': unknown parameter of model '{model.name}' "
+                              f"for a sensitivity study; allowed: {', '.join(allowed)}")
+        target = model.factor_target(name)
+        if target != name and target in settings["factors"]:
+            raise ConfigError(f"config key '{key}': '{name}' sets '{target}', which is a "
+                              f"factor too; vary one of them")
+        if method == "oat":
+            if "values" not in spec or {"low", "high", "mean", "sd"} & set(spec):
+                raise ConfigError(f"config key '{key}': method 'oat' takes the factor's "
+                                  f"levels as 'values' (a list or a range), not low/high")
+            values = expand_values(spec["values"])
+            if not values or len(set(values)) != len(values):
+                raise ConfigError(f"config key '{key}.values': need one or more distinct "
+                                  f"values")
+            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                raise ConfigError(f"config key '{key}.values': values must be numbers")
+            factors.append(Factor(name, values=tuple(float(v) for v in values)))
+            continue
+        if "values" in spec or "low" not in spec or "high" not in spec:
+            raise ConfigError(f"config key '{key}': method '{method}' needs a range "
+                              f"{{low, high}} (and no 'values')")
+        low, high = float(spec["low"]), float(spec["high"])
+        if not low < high:
+            raise ConfigError(f"config key '{key}.low': {low!r} must be < high = {high!r}")
+        dist = spec.get("dist", "uniform")
+        if dist == "truncnorm":
+            if "mean" not in spec or "sd" not in spec or not spec["sd"] > 0:
+                raise ConfigError(f"config key '{key}': dist 'truncnorm' needs mean and sd > 0")
+            factors.append(Factor(name, low, high, dist, float(spec["mean"]),
+                                  float(spec["sd"])))
+        else:
+            factors.append(Factor(name, low, high))
+    return factors
+
+
+def _build_design(where: str, raw: Mapping[str, Any], model_name: str,
+                  fixed: Mapping[str, Any], seed: int) -> Design:
+    """Validate a study's ``sensitivity`` section and generate its design."""
+    settings = raw["sensitivity"]
+    study_key = where.rsplit(".", 1)[0]
+    if raw["sweep"]:
+        raise ConfigError(f"config key '{study_key}.sweep': a sensitivity study takes its "
+                          f"points from the design; leave sweep empty")
+    for section in ("critical", "fss"):
+        if section in raw:
+            raise ConfigError(f"config key '{study_key}.{section}': not available for a "
+                              f"sensitivity study")
+    return sensitivity_design(model_name, fixed, settings, seed, where)
+
+
+def sensitivity_design(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str, Any],
+                       seed: int, where: str = "sensitivity") -> Design:
+    """Check a (schema-validated) ``sensitivity`` section and generate its design.
+
+    Parameters
+    ----------
+    model_name : str
+        Registered model.
+    fixed : mapping
+        The study's fixed parameters (the baseline of ``oat``).
+    settings : mapping
+        The ``sensitivity`` section with schema defaults filled in (``outputs`` and
+        ``claims`` are checked when present; the design needs only ``method``,
+        ``factors``, ``samples`` and ``levels``).
+    seed : int
+        Seed of the design's random numbers (:func:`design_seed`).
+    where : str
+        Config key of the section, for error messages.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key and what is allowed.
+    """
+    method = settings["method"]
+    study_key = where.rsplit(".", 1)[0]
+    for position, output in enumerate(settings.get("outputs", [])):
+        if output not in RUN_VARIABLES:
+            raise ConfigError(f"config key '{where}.outputs[{position}]': '{output}' is not a "
+                              f"per-run metric; allowed: {', '.join(RUN_VARIABLES)}")
+    problem = check_sample_size(method, settings["samples"], settings["levels"])
+    if problem:
+        key = "levels" if "levels" in problem else "samples"
+        raise ConfigError(f"config key '{where}.{key}': {settings[key]} cannot be used: "
+                          f"{problem}")
+    factors = _factors(where, settings, model_name)
+    model = get_model(model_name)
+    try:
+        base = model.resolve(fixed)
+    except ParameterError as error:
+        raise ConfigError(f"config key '{study_key}.params': {error.message}") from None
+    baseline = {}
+    for factor in factors:
+        target = model.factor_target(factor.name)
+        baseline[factor.name] = (model.derived(base)[factor.name][0] if target != factor.name
+                                 else base[factor.name])
+    # Every level or range end must be a valid parameter value at the baseline.
+    for factor in factors:
+        ends = (factor.values if method == "oat" else (factor.low, factor.high))
+        for position, value in enumerate(ends):
+            key = (f"{where}.factors.{factor.name}." +
+                   (f"values[{position}]" if method == "oat" else ("low", "high")[position]))
+            params = dict(base)
+            model.set_factor(params, factor.name, value)
+            try:
+                model.resolve(params)
+            except ParameterError as error:
+                raise ConfigError(f"config key '{key}': {error.message}") from None
+    design = METHODS[method].design(factors, baseline=baseline, samples=settings["samples"],
+                                    seed=seed, levels=settings["levels"])
+    _check_claims(where, settings, factors)
+    return design
+
+
+def _check_claims(where: str, settings: Mapping[str, Any], factors: list[Factor]) -> None:
+    levels = {factor.name: factor.values for factor in factors}
+    for position, claim in enumerate(settings.get("claims", [])):
+        key = f"{where}.claims[{position}]"
+        if settings["method"] != "oat":
+            raise ConfigError(f"config key '{key}': claims are tested on 'oat' studies only")
+        if claim["parameter"] not in levels:
+            raise ConfigError(f"config key '{key}.parameter': '{claim['parameter']}' is not a "
+                              f"factor; factors: {', '.join(levels)}")
+        if claim["output"] not in settings["outputs"]:
+            raise ConfigError(f"config key '{key}.output': '{claim['output']}' is not one of "
+                              f"the outputs: {', '.join(settings['outputs'])}")
+        bound = "below" in claim or "above" in claim
+        if ("trend" in claim) == bound:
+            raise ConfigError(f"config key '{key}': give either 'trend' or a bound "
+                              f"('below' and/or 'above' with 'at')")
+        if bound and not any(np.isclose(claim.get("at", math.nan), v)
+                             for v in levels[claim["parameter"]]):
+            raise ConfigError(f"config key '{key}.at': must be one of the levels of "
+                              f"'{claim['parameter']}': {list(levels[claim['parameter']])}")
 
 
 def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> None:
@@ -317,6 +520,16 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
                 and any(entry.get("frame") != "first" for _, entry in points):
             raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
                               f"'{name}' needs snapshots; set every >= 1")
+        raw_study = config["studies"][study.name]
+        methods = SENSITIVITY_FIGURES.get(figure["kind"])
+        if methods and raw_study.get("sensitivity", {}).get("method") not in methods:
+            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a "
+                              f"sensitivity section with method {' or '.join(methods)} in "
+                              f"study '{study.name}'")
+        if study.design is not None and figure["kind"] not in (*SENSITIVITY_FIGURES,
+                                                               "snapshots", "animation"):
+            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a grid "
+                              f"study; '{study.name}' is a sensitivity study")
         needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
                  "distribution": "fss"}.get(figure["kind"])
         if needs and needs not in config["studies"][study.name]:

@@ -7,9 +7,12 @@ place, so a job killed mid-write never leaves a file that looks complete.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -53,3 +56,20 @@ def open_dataset(path: str | os.PathLike) -> xr.Dataset:
     """Open a stage file fully into memory (the file is closed on return)."""
     with xr.open_dataset(path, engine="netcdf4") as ds:
         return ds.load()
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    raise TypeError(type(value))
+
+
+def write_json(document: Mapping[str, Any], path: str | os.PathLike) -> None:
+    """Write a JSON document atomically (temporary file and rename), indented."""
+    temporary = f"{path}.part"
+    with open(temporary, "w", encoding="utf-8") as stream:
+        json.dump(document, stream, indent=2, default=_json_default, allow_nan=True)
+        stream.write("\n")
+    os.replace(temporary, path)

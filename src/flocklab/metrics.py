@@ -31,6 +31,23 @@ import numpy as np
 SOKAL_WINDOW = 5.0
 #: Number of blocks of the jackknife error of χ and G.
 JACKKNIFE_BLOCKS = 20
+#: Per-run scalar metrics: name -> (key of the statistics, units, long name).
+RUN_VARIABLES = {
+    "order_parameter_mean": ("mean", "1", "time-averaged order parameter <v_a>"),
+    "order_parameter_sem": ("sem", "1", "standard error of <v_a> (autocorrelation-corrected)"),
+    "order_parameter_tau": ("tau", "step", "integrated autocorrelation time of v_a"),
+    "order_parameter_m2": ("m2", "1", "second moment <v_a^2>"),
+    "order_parameter_m4": ("m4", "1", "fourth moment <v_a^4>"),
+    "susceptibility": ("susceptibility", "1", "susceptibility N(<v_a^2> - <v_a>^2)"),
+    "susceptibility_err": ("susceptibility_err", "1", "block-jackknife error of chi"),
+    "binder_cumulant": ("binder_cumulant", "1", "Binder cumulant 1 - <v_a^4>/(3<v_a^2>^2)"),
+    "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
+    "samples": ("samples", "1", "number of post-burn-in samples"),
+    "time_to_order": ("time_to_order", "step",
+                      "first step with v_a >= order_threshold (steps + 1: never reached)"),
+}
+#: Default level of v_a whose first-passage time is ``time_to_order``.
+ORDER_THRESHOLD = 0.8
 
 
 def autocorrelation(series: np.ndarray) -> np.ndarray:
@@ -107,6 +124,33 @@ class SeriesStatistics:
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
+
+
+def first_passage_time(series: np.ndarray, threshold: float) -> int:
+    r"""First step :math:`t` with :math:`v_a(t) \ge` ``threshold``, or ``series.size`` if none.
+
+    Parameters
+    ----------
+    series : ndarray, shape (steps + 1,)
+        The whole time series from :math:`t = 0`.
+    threshold : float
+        Level to reach.
+
+    Returns
+    -------
+    int
+        The first-passage time in steps; ``steps + 1`` means "not reached within the run"
+        (right-censored).
+
+    Examples
+    --------
+    >>> first_passage_time(np.array([0.1, 0.5, 0.85, 0.7]), 0.8)
+    2
+    >>> first_passage_time(np.array([0.1, 0.5]), 0.8)
+    2
+    """
+    reached = np.flatnonzero(np.asarray(series) >= threshold)
+    return int(reached[0]) if reached.size else int(np.asarray(series).size)
 
 
 def _jackknife_error(estimates: np.ndarray) -> float:

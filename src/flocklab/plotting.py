@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -295,3 +296,145 @@ def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     ax.set_title(title or "distribution of v_a near the susceptibility peak", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------- sensitivity
+
+OUTPUT_LABELS = {
+    "order_parameter_mean": r"$\langle v_a \rangle$ after burn-in",
+    "time_to_order": r"steps to reach $v_a \geq$ threshold",
+    "susceptibility": r"susceptibility $\chi$",
+    "binder_cumulant": r"Binder cumulant $G$",
+}
+VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
+
+
+def _output_grid(outputs: list[str], width: float = 3.6, height: float = 3.2
+                 ) -> tuple[plt.Figure, np.ndarray]:
+    fig, axes = plt.subplots(1, len(outputs), figsize=(width * len(outputs), height),
+                             squeeze=False)
+    return fig, axes[0]
+
+
+def _finish_grid(fig: plt.Figure, axes: np.ndarray, title: str) -> plt.Figure:
+    axes[0].legend(fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
+    """One-at-a-time curves: each output (rows) against each factor (columns), replicate
+    means with standard-error bars; claim verdicts listed under the panels."""
+    outputs = sensitivity["output"].values.astype(str).tolist()
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    verdict_lines = []
+    if "claim" in sensitivity.dims:
+        for text, verdict, evidence in zip(sensitivity["claim_text"].values.astype(str),
+                                           sensitivity["claim_verdict"].values.astype(str),
+                                           sensitivity["claim_evidence"].values.astype(str),
+                                           strict=True):
+            verdict_lines.append(f"[{VERDICT_MARKS.get(verdict, verdict)}] {text} — {evidence}")
+    extra = 0.22 * len(verdict_lines)
+    fig, axes = plt.subplots(len(outputs), len(factors),
+                             figsize=(3.0 * len(factors), 2.5 * len(outputs) + extra),
+                             squeeze=False)
+    for i, output in enumerate(outputs):
+        for j, factor in enumerate(factors):
+            ax = axes[i, j]
+            levels = sensitivity["level_value"].sel(parameter=factor).values
+            keep = np.isfinite(levels)
+            mean = sensitivity["response_mean"].sel(output=output, parameter=factor).values
+            sem = sensitivity["response_sem"].sel(output=output, parameter=factor).values
+            runs = sensitivity["response"].sel(output=output, parameter=factor).values
+            for k in np.flatnonzero(keep):
+                ax.plot(np.full(runs.shape[-1], levels[k]), runs[k], ".", color="0.7",
+                        markersize=3, zorder=1)
+            ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
+                        markersize=4, capsize=2, linewidth=1, zorder=2)
+            if i == len(outputs) - 1:
+                ax.set_xlabel(COORDINATE_LABELS.get(factor, factor))
+            if j == 0:
+                ax.set_ylabel(OUTPUT_LABELS.get(output, output), fontsize=8)
+            if output == "order_parameter_mean":
+                ax.set_ylim(0, 1.02)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    bottom = extra / fig.get_figheight() if verdict_lines else 0.0
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    for number, line in enumerate(verdict_lines):
+        fig.text(0.01, bottom - (number + 0.8) * 0.22 / fig.get_figheight(), line,
+                 fontsize=6.5, ha="left", va="center")
+    return fig
+
+
+def morris_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
+    """Morris screening: sigma against mu* per output, with mu*'s confidence interval; the
+    dashed line sigma = mu* separates mostly linear effects (below) from non-linear or
+    interacting ones (above)."""
+    outputs = sensitivity["output"].values.astype(str).tolist()
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    fig, axes = _output_grid(outputs)
+    for ax, output in zip(axes, outputs, strict=True):
+        ds = sensitivity.sel(output=output)
+        mu_star, sigma, conf = (ds[n].values for n in ("mu_star", "sigma", "mu_star_conf"))
+        for k, factor in enumerate(factors):
+            ax.errorbar(mu_star[k], sigma[k], xerr=conf[k], marker="o", markersize=5,
+                        capsize=2, linestyle="none", color=f"C{k}",
+                        label=COORDINATE_LABELS.get(factor, factor))
+        top = np.nanmax(np.r_[mu_star + conf, sigma, 1e-12]) * 1.1
+        ax.plot([0, top], [0, top], "--", color="0.6", linewidth=0.8)
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top)
+        ax.set_xlabel(r"$\mu^*$")
+        ax.set_ylabel(r"$\sigma$")
+        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+    return _finish_grid(fig, axes, title)
+
+
+def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
+    """First-order (S1) and total (ST) Sobol' indices per factor and output, with the
+    bootstrap confidence intervals as error bars."""
+    outputs = sensitivity["output"].values.astype(str).tolist()
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    confidence = json.loads(sensitivity.attrs["settings"])["confidence"]
+    fig, axes = _output_grid(outputs)
+    positions = np.arange(len(factors))
+    for ax, output in zip(axes, outputs, strict=True):
+        ds = sensitivity.sel(output=output)
+        for shift, index, colour in ((-0.18, "S1", "C0"), (0.18, "ST", "C1")):
+            ax.bar(positions + shift, ds[index].values, width=0.36, yerr=ds[f"{index}_conf"],
+                   capsize=2, color=colour, label=f"$S_{{{index[1:]}}}$")
+        ax.axhline(0, color="0.3", linewidth=0.6)
+        ax.set_xticks(positions, [COORDINATE_LABELS.get(f, f) for f in factors])
+        ax.set_ylim(min(-0.05, float(np.nanmin(ds["S1"] - ds["S1_conf"]))), 1.05)
+        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+    axes[0].set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
+    return _finish_grid(fig, axes, title)
+
+
+def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
+    """Indices against the number of base samples (Sobol: S1 solid, ST dashed) or
+    trajectories (Morris: mu*), with confidence bands."""
+    outputs = sensitivity["output"].values.astype(str).tolist()
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    sobol = sensitivity.attrs["method"] == "sobol"
+    indices = [("S1", "-"), ("ST", "--")] if sobol else [("mu_star", "-")]
+    fig, axes = _output_grid(outputs)
+    sizes = sensitivity["sample_size"].values
+    for ax, output in zip(axes, outputs, strict=True):
+        ds = sensitivity.sel(output=output)
+        for k, factor in enumerate(factors):
+            for index, style in indices:
+                values = ds[f"{index}_convergence"].isel(parameter=k).values
+                conf = ds[f"{index}_conf_convergence"].isel(parameter=k).values
+                ax.plot(sizes, values, style, marker="o", markersize=3, color=f"C{k}",
+                        label=COORDINATE_LABELS.get(factor, factor) if style == "-" else None)
+                ax.fill_between(sizes, values - conf, values + conf, color=f"C{k}", alpha=0.12,
+                                linewidth=0)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("base samples N" if sobol else "trajectories")
+        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+    axes[0].set_ylabel(r"$S_1$ (solid), $S_T$ (dashed)" if sobol else r"$\mu^*$")
+    return _finish_grid(fig, axes, title)

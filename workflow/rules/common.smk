@@ -3,6 +3,8 @@
 
 import shutil
 
+from flocklab.config import SENSITIVITY_FIGURES, design_seed
+
 RESULTS = "results"
 POINTS = {name: {point.label: point for point in study.points()} for name, study in STUDIES.items()}
 FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
@@ -58,10 +60,30 @@ def figure_run(spec, entry):
     return run_path(study.name, point.label, entry.get("replicate", 0))
 
 
+DESIGN_KEYS = ("method", "factors", "samples", "levels")
+ANALYSIS_KEYS = ("outputs", "resamples", "confidence", "levels", "claims")
+
+
+def sensitivity_slice(study, keys):
+    settings = config["studies"][study]["sensitivity"]
+    return {key: settings[key] for key in keys}
+
+
+def design_record(study):
+    """What a study's design depends on (passed through params of rule sample)."""
+    return {"name": study, "model": STUDIES[study].model, "fixed": STUDIES[study].fixed,
+            "sensitivity": sensitivity_slice(study, DESIGN_KEYS),
+            "seed": design_seed(config["base_seed"], study)}
+
+
 def analysis_paths(study):
-    """Outputs of the critical and fss stages a study's config asks for."""
+    """Outputs of the critical, fss and sensitivity stages a study's config asks for
+    (and its summary, for a grid study)."""
     settings = config["studies"][study]
-    paths = []
+    if "sensitivity" in settings:
+        return [f"{RESULTS}/{study}/{name}" for name in
+                ("design.nc", "sensitivity.nc", "sensitivity.json")]
+    paths = [summary_path(study)]
     if "critical" in settings:
         paths += [f"{RESULTS}/{study}/critical.nc", f"{RESULTS}/{study}/critical.json"]
     if "fss" in settings:
@@ -79,6 +101,8 @@ def figure_inputs(wildcards):
         return [summary, f"{RESULTS}/{spec['study']}/critical.nc"]
     if spec["kind"] in ("collapse", "fss_critical", "distribution"):
         return [summary, f"{RESULTS}/{spec['study']}/fss.nc"]
+    if spec["kind"] in SENSITIVITY_FIGURES:
+        return [f"{RESULTS}/{spec['study']}/sensitivity.nc"]
     return [summary]
 
 

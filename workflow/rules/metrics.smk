@@ -8,6 +8,7 @@ rule metrics:
         "results/{study}/metrics/{point}/rep{replicate}.nc",
     params:
         burn_in=lambda wc: STUDIES[wc.study].burn_in,
+        order_threshold=lambda wc: STUDIES[wc.study].order_threshold,
     conda:
         "../envs/flocklab.yaml"
     log:

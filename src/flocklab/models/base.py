@@ -104,6 +104,36 @@ class Model(ABC):
         """Derived scalars (value, attrs) such as the density; empty by default."""
         return {}
 
+    #: Derived quantities that a sensitivity study may vary, with the parameter each sets
+    #: (e.g. ``{"density": "N"}``); see :meth:`set_factor`.
+    factor_targets: ClassVar[dict[str, str]] = {}
+
+    def factor_names(self) -> list[str]:
+        """Names a sensitivity study may vary: numeric parameters and derived factors."""
+        numeric = [spec.name for spec in self.parameters if spec.kind in ("int", "float")]
+        return [*numeric, *self.factor_targets]
+
+    def factor_target(self, name: str) -> str:
+        """The model parameter that factor ``name`` sets."""
+        return self.factor_targets.get(name, name)
+
+    def set_factor(self, params: dict[str, Any], name: str, value: float) -> None:
+        """Set factor ``name`` to ``value`` in ``params`` (in place).
+
+        A numeric parameter is set directly (integers rounded); a derived factor is
+        mapped by :meth:`set_derived_factor` after the other factors are set.
+        """
+        if name in self.factor_targets:
+            self.set_derived_factor(params, name, value)
+            return
+        spec = self.spec(name)
+        params[name] = round(value) if spec.kind == "int" else float(value)
+
+    def set_derived_factor(self, params: dict[str, Any], name: str,
+                           value: float) -> None:
+        """Map a derived factor onto the model parameters (override with factor_targets)."""
+        raise ParameterError(name, f"model '{self.name}' cannot vary '{name}'")
+
     @abstractmethod
     def simulate(self, params: Mapping[str, Any], control: RunControl, *,
                  progress: bool = False) -> xr.Dataset:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import xarray as xr
@@ -332,6 +332,12 @@ class Vicsek(Model):
     def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
         return {"density": (params["N"] / params["L"] ** 2,
                             {"long_name": "particle density N/L^2", "units": "length^-2"})}
+
+    #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
+    factor_targets: ClassVar[dict[str, str]] = {"density": "N"}
+
+    def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
+        params["N"] = max(1, round(value * params["L"] ** 2))
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

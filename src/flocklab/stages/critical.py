@@ -28,7 +28,6 @@ bootstrap intervals; attribute ``discontinuity_suspected``.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -37,7 +36,7 @@ import numpy as np
 import xarray as xr
 
 from flocklab import critical as crit
-from flocklab.io import open_dataset, write_netcdf
+from flocklab.io import open_dataset, write_json, write_netcdf
 from flocklab.provenance import netcdf_attrs, provenance_attrs
 
 #: Control name → (summary coordinate, ordered side, exponent name).
@@ -238,22 +237,6 @@ def _critical_dataset(entries, records, control, critical_name, exponent, coordi
                              "window_rule": WINDOW_RULE, "study": summary.attrs.get("study", ""),
                              **provenance_attrs()})
     return ds
-
-
-def _json_default(value):
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    raise TypeError(type(value))
-
-
-def write_json(document: Mapping[str, Any], path: str | os.PathLike) -> None:
-    temporary = f"{path}.part"
-    with open(temporary, "w", encoding="utf-8") as stream:
-        json.dump(document, stream, indent=2, default=_json_default, allow_nan=True)
-        stream.write("\n")
-    os.replace(temporary, path)
 
 
 def run_fit_critical(summary_path: str | os.PathLike, settings: Mapping[str, Any],

@@ -22,6 +22,9 @@ from flocklab.io import open_dataset
 
 FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
                "distribution": plotting.distribution_figure}
+SENSITIVITY_FIGURES = {"oat": plotting.oat_figure, "morris": plotting.morris_figure,
+                       "sobol": plotting.sobol_figure,
+                       "sensitivity_convergence": plotting.convergence_figure}
 
 
 def _save(fig: plt.Figure, outputs: Sequence[str | os.PathLike], dpi: int) -> None:
@@ -59,6 +62,8 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
     elif spec["kind"] in FSS_FIGURES:
         fig = FSS_FIGURES[spec["kind"]](open_dataset(inputs[0]), open_dataset(inputs[1]),
                                         title=spec["title"])
+    elif spec["kind"] in SENSITIVITY_FIGURES:
+        fig = SENSITIVITY_FIGURES[spec["kind"]](open_dataset(inputs[0]), title=spec["title"])
     else:
         raise ValueError(f"figure kind {spec['kind']!r} is not drawn by make_figure")
     _save(fig, outputs, dpi)
@@ -95,6 +100,20 @@ ANALYSIS_CAPTIONS = {
                     "the extrapolation eta_c(L) = eta_c(inf) + a L^(-1/nu).",
     "distribution": "Distribution of v_a (pooled over seeds) at the noise nearest each size's "
                     "susceptibility maximum; two peaks would signal a discontinuous transition.",
+    "oat": "One factor at a time around the baseline: each output against each factor "
+           "(grey dots: single runs; markers: replicate means with standard errors). Under "
+           "the panels, each claim of the study with its verdict (trend: Spearman rank "
+           "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound); numbers in "
+           "results/<study>/sensitivity.json.",
+    "morris": "Morris screening: sigma against mu* (mean absolute elementary effect per full "
+              "factor range) with mu*'s bootstrap interval; above the dashed line sigma = mu* "
+              "effects are mostly non-linear or interacting.",
+    "sobol": "First-order (S1) and total (ST) Sobol' indices from a Saltelli design, with "
+             "bootstrap confidence intervals; ST - S1 is the share of the output variance "
+             "due to interactions.",
+    "sensitivity_convergence": "The indices recomputed from the first N base samples "
+                               "(Sobol) or trajectories (Morris): curves that have levelled "
+                               "off within their bands show the sample size suffices.",
 }
 
 
@@ -105,7 +124,7 @@ def _values_text(values: Mapping[str, Any]) -> str:
 def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
     """Report caption (reStructuredText): what is drawn, parameters, replicates and steps."""
     fixed = study.params(next(study.points()))
-    for swept in study.swept:
+    for swept in [*study.swept, *(next(study.points()).values if study.design else [])]:
         fixed.pop(swept, None)
     lines = [f"**{spec.get('title') or name}** — {study.description or study.name}", ""]
     if spec["kind"] == "curve":
@@ -120,6 +139,16 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
         lines.append(f"Swept: {sweeps}.")
     elif spec["kind"] in ANALYSIS_CAPTIONS:
         lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
+        if study.design is not None:
+            design = study.design
+            ranges = "; ".join(
+                f"{f.name} ∈ {{{', '.join(f'{v:g}' for v in f.values)}}}" if f.values else
+                f"{f.name} ∈ [{f.low:g}, {f.high:g}]" + (f" (truncated normal, mean "
+                                                         f"{f.mean:g}, sd {f.sd:g})"
+                                                         if f.dist == "truncnorm" else "")
+                for f in design.factors)
+            lines.append(f"Method {design.method}: {design.values.shape[0]} design rows, "
+                         f"{len(list(study.points()))} distinct points. Factors: {ranges}.")
     else:
         panels = spec.get("panels") or [spec]
         shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "

@@ -15,6 +15,8 @@ susceptibility_err         1      block-jackknife error of chi
 binder_cumulant            1      G = 1 - <v_a^4> / (3 <v_a^2>^2)
 binder_cumulant_err        1      block-jackknife error of G
 samples                    1      number of post-burn-in samples
+time_to_order              step   first step with v_a >= order_threshold, from t = 0
+                                  (steps + 1 when never reached: right-censored)
 order_parameter_histogram  1      fraction of samples per v_a bin (dimension ``bin``, 50 on [0, 1])
 =========================  =====  =======================================================
 
@@ -37,22 +39,16 @@ import numpy as np
 import xarray as xr
 
 from flocklab.io import open_dataset, write_netcdf
-from flocklab.metrics import replicate_average, series_statistics
+from flocklab.metrics import (
+    ORDER_THRESHOLD,
+    RUN_VARIABLES,
+    first_passage_time,
+    replicate_average,
+    series_statistics,
+)
 from flocklab.models import get_model
 from flocklab.provenance import netcdf_attrs, provenance_attrs
 
-RUN_VARIABLES = {
-    "order_parameter_mean": ("mean", "1", "time-averaged order parameter <v_a>"),
-    "order_parameter_sem": ("sem", "1", "standard error of <v_a> (autocorrelation-corrected)"),
-    "order_parameter_tau": ("tau", "step", "integrated autocorrelation time of v_a"),
-    "order_parameter_m2": ("m2", "1", "second moment <v_a^2>"),
-    "order_parameter_m4": ("m4", "1", "fourth moment <v_a^4>"),
-    "susceptibility": ("susceptibility", "1", "susceptibility N(<v_a^2> - <v_a>^2)"),
-    "susceptibility_err": ("susceptibility_err", "1", "block-jackknife error of chi"),
-    "binder_cumulant": ("binder_cumulant", "1", "Binder cumulant 1 - <v_a^4>/(3<v_a^2>^2)"),
-    "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
-    "samples": ("samples", "1", "number of post-burn-in samples"),
-}
 #: Bins of the v_a histogram on [0, 1] (for bimodality near the transition).
 HISTOGRAM_BINS = 50
 
@@ -61,14 +57,20 @@ def _bin_centres() -> np.ndarray:
     return (np.arange(HISTOGRAM_BINS) + 0.5) / HISTOGRAM_BINS
 
 
-def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLike) -> None:
-    """Compute the per-run statistics after ``burn_in`` steps and write them."""
+def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLike,
+                order_threshold: float = ORDER_THRESHOLD) -> None:
+    """Compute the per-run statistics after ``burn_in`` steps and write them.
+
+    ``time_to_order`` is the first passage of v_a to ``order_threshold`` over the whole run.
+    """
     run = open_dataset(run_path)
-    series = run["order_parameter"].isel(time=slice(burn_in + 1, None)).values
+    whole = run["order_parameter"].values
+    series = whole[burn_in + 1:]
     if series.size < 2:
         raise ValueError(f"{run_path}: burn_in = {burn_in} leaves {series.size} samples; "
                          f"need at least 2")
     stats = series_statistics(series, int(run.attrs["N"])).as_dict()
+    stats["time_to_order"] = first_passage_time(whole, order_threshold)
     data = {name: ((), stats[key], {"units": units, "long_name": long_name})
             for name, (key, units, long_name) in RUN_VARIABLES.items()}
     counts, _ = np.histogram(series, bins=HISTOGRAM_BINS, range=(0.0, 1.0))
@@ -77,7 +79,8 @@ def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLik
     ds = xr.Dataset(data, coords={"bin": ("bin", _bin_centres(), {
         "long_name": "centre of the v_a bin", "units": "1"})})
     ds.attrs = dict(run.attrs)
-    ds.attrs.update(netcdf_attrs({"burn_in": burn_in, **provenance_attrs()}))
+    ds.attrs.update(netcdf_attrs({"burn_in": burn_in, "order_threshold": order_threshold,
+                                  **provenance_attrs()}))
     write_netcdf(ds, out)
 
 

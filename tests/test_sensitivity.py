@@ -1,0 +1,217 @@
+"""Sensitivity analysis: estimators against analytic indices, designs, claims, config errors."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from flocklab.config import ConfigError, validate_config
+from flocklab.sensitivity import (
+    Factor,
+    bound_verdict,
+    ishigami,
+    ishigami_indices,
+    morris_design,
+    morris_indices,
+    oat_design,
+    oat_response,
+    sobol_design,
+    sobol_indices,
+    trend_verdict,
+)
+
+ISHIGAMI = [Factor(name, -math.pi, math.pi) for name in ("x1", "x2", "x3")]
+
+
+def test_ishigami_analytic_indices():
+    # Published values (Ishigami & Homma 1990; Saltelli et al. 2008), a = 7, b = 0.1
+    expected = ishigami_indices()
+    assert np.allclose(expected["S1"], [0.3139, 0.4424, 0.0], atol=1e-4)
+    assert np.allclose(expected["ST"], [0.5576, 0.4424, 0.2437], atol=1e-4)
+
+
+def test_sobol_indices_of_ishigami_lie_within_their_intervals():
+    design = sobol_design(ISHIGAMI, 4096, seed=11)
+    assert design.values.shape == (4096 * 5, 3)
+    result = sobol_indices(design, ishigami(design.values), seed=12, resamples=500)
+    expected = ishigami_indices()
+    for name in ("S1", "ST"):
+        error = np.abs(result.values[name] - expected[name])
+        assert np.all(error <= result.values[f"{name}_conf"]), (name, result.values)
+        # the intervals are informative, not just wide
+        assert np.all(result.values[f"{name}_conf"] < 0.05)
+
+
+def test_sobol_intervals_cover_the_truth_at_their_level():
+    """95 % intervals over 12 independent designs of 512 base samples: 72 intervals, of which
+    at least 85 % must cover the analytic value (a binomial 95 % coverage falls below 85 %
+    with probability < 0.2 %)."""
+    expected = ishigami_indices()
+    covered = total = 0
+    for seed in range(1, 13):
+        design = sobol_design(ISHIGAMI, 512, seed=seed)
+        result = sobol_indices(design, ishigami(design.values), seed=seed, resamples=300)
+        for name in ("S1", "ST"):
+            covered += int(np.sum(np.abs(result.values[name] - expected[name])
+                                  <= result.values[f"{name}_conf"]))
+            total += 3
+    assert covered / total >= 0.85
+
+
+def test_sobol_convergence_rows_use_prefixes_and_tighten():
+    design = sobol_design(ISHIGAMI, 1024, seed=3)
+    result = sobol_indices(design, ishigami(design.values), seed=4, resamples=200)
+    assert result.sizes.tolist() == [8, 16, 32, 64, 128, 256, 512, 1024]
+    assert np.allclose(result.convergence["S1"][-1], result.values["S1"])
+    # interval widths shrink roughly as 1/sqrt(N): 128x more samples, >= 4x narrower
+    assert np.all(result.convergence["ST_conf"][-1] * 4 < result.convergence["ST_conf"][0])
+
+
+def test_doubling_the_sobol_design_keeps_its_rows():
+    small = sobol_design(ISHIGAMI, 16, seed=5)
+    large = sobol_design(ISHIGAMI, 32, seed=5)
+    assert np.array_equal(small.values, large.values[: small.values.shape[0]])
+
+
+def test_constant_output_gives_undefined_indices_with_a_note():
+    design = sobol_design(ISHIGAMI, 16, seed=1)
+    result = sobol_indices(design, np.ones(design.values.shape[0]), seed=1)
+    assert np.all(np.isnan(result.values["S1"]))
+    assert "constant" in result.note
+
+
+def test_morris_of_a_linear_model_is_exact():
+    """y = sum c_i x_i on [0, 1]: every elementary effect is c_i, so mu* = |c_i|, sigma = 0."""
+    factors = [Factor(f"x{i}", 0.0, 1.0) for i in range(4)]
+    coefficients = np.array([10.0, -5.0, 1.0, 0.0])
+    design = morris_design(factors, 10, seed=2)
+    result = morris_indices(design, design.values @ coefficients, seed=3, resamples=100)
+    assert np.allclose(result.values["mu_star"], np.abs(coefficients), atol=1e-9)
+    assert np.allclose(result.values["mu"], coefficients, atol=1e-9)
+    assert np.allclose(result.values["sigma"], 0.0, atol=1e-9)
+
+
+def test_morris_ranks_the_sobol_g_function_correctly():
+    """Sobol' G-function: importance falls as a_i grows (a = 0, 1, 4.5, 9, 99)."""
+    a = np.array([0.0, 1.0, 4.5, 9.0, 99.0])
+    factors = [Factor(f"x{i}", 0.0, 1.0) for i in range(a.size)]
+    design = morris_design(factors, 20, seed=3)
+    outputs = np.prod((np.abs(4.0 * design.values - 2.0) + a) / (1.0 + a), axis=1)
+    result = morris_indices(design, outputs, seed=2, resamples=100)
+    assert np.all(np.diff(result.values["mu_star"]) < 0), result.values["mu_star"]
+    assert result.sizes.tolist() == [2, 5, 10, 20]
+
+
+def test_oat_design_and_response():
+    factors = [Factor("a", values=(1.0, 2.0, 3.0)), Factor("b", values=(10.0, 20.0))]
+    design = oat_design(factors, baseline={"a": 2.0, "b": 10.0})
+    assert design.values.tolist() == [[1, 10], [2, 10], [3, 10], [2, 10], [2, 20]]
+    assert design.oat_factor.tolist() == [0, 0, 0, 1, 1]
+    assert design.oat_level.tolist() == [0, 1, 2, 0, 1]
+    runs = np.array([[1.0, 3.0], [2.0, 2.0], [5.0, 7.0], [2.0, 2.0], [0.0, 0.0]])
+    response = oat_response(design, runs)
+    assert np.allclose(response.mean[0], [2.0, 2.0, 6.0])
+    assert np.allclose(response.sem[0], [1.0, 0.0, 1.0])
+    assert np.isnan(response.mean[1, 2])
+    assert np.allclose(response.swing, [4.0, 2.0])
+
+
+def test_trend_verdicts():
+    rng = np.random.default_rng(0)
+    levels = np.array([1.0, 2.0, 3.0, 4.0])
+    rising = levels[:, None] + rng.normal(0.0, 0.3, (4, 5))
+    assert trend_verdict(levels, rising, "increasing")[0] == "holds"
+    assert trend_verdict(levels, rising, "decreasing")[0] == "fails"
+    noise = rng.normal(0.0, 1.0, (4, 5))
+    assert trend_verdict(levels, noise, "increasing")[0] == "inconclusive"
+
+
+def test_bound_verdicts():
+    runs = np.array([0.98, 0.99, 1.0, 0.99])
+    assert bound_verdict(runs, below=None, above=0.9)[0] == "holds"
+    assert bound_verdict(runs, below=0.95, above=0.8)[0] == "fails"
+    wide = np.array([0.2, 0.9, 0.4, 0.8])
+    assert bound_verdict(wide, below=0.6, above=None)[0] == "inconclusive"
+
+
+# --------------------------------------------------------------------------- config
+
+
+@pytest.fixture
+def test_config(repo):
+    with open(repo / "config" / "test.yaml") as stream:
+        return yaml.safe_load(stream)
+
+
+def test_design_points_map_density_to_n_and_share_the_baseline(test_config):
+    studies = validate_config(test_config)
+    oat = studies["oat"]
+    points = list(oat.points())
+    # eta levels (3) + density levels (2), the baseline (eta 0.2, density 1.6) once
+    assert len(oat.design_points) == 5 and len(points) == 4
+    assert {p.values["N"] for p in points} == {40, 20}
+    assert points[0].label == "eta=0.2_density=1.6"
+    sobol = studies["sobol"]
+    assert len(sobol.design_points) == 8 * 4
+    assert all(p.values["N"] == round(float(p.label.split("density=")[1]) * 25)
+               for p in sobol.points())
+
+
+def test_growing_a_sobol_design_keeps_existing_runs(test_config):
+    before = validate_config(copy.deepcopy(test_config))["sobol"]
+    test_config["studies"]["sobol"]["sensitivity"]["samples"] = 16
+    after = validate_config(test_config)["sobol"]
+    old = {p.label: before.seed(p, 0) for p in before.points()}
+    new = {p.label: after.seed(p, 0) for p in after.points()}
+    assert old.items() <= new.items() and len(new) == 2 * len(old)
+
+
+@pytest.mark.parametrize(("study", "path", "value", "key", "says"), [
+    ("sobol", ["factors", "eta"], {"low": 2.0, "high": 1.0},
+     "studies.sobol.sensitivity.factors.eta.low", "must be < high"),
+    ("sobol", ["factors", "speed"], {"low": 0.1, "high": 1.0},
+     "studies.sobol.sensitivity.factors.speed", "unknown parameter"),
+    ("sobol", ["samples"], 12, "studies.sobol.sensitivity.samples", "power of two"),
+    ("morris", ["levels"], 5, "studies.morris.sensitivity.levels", "even number"),
+    ("morris", ["samples"], 1, "studies.morris.sensitivity.samples", "at least 2"),
+    ("sobol", ["factors", "eta"], {"low": 0.1, "high": 9.0},
+     "studies.sobol.sensitivity.factors.eta.high", "out of range"),
+    ("oat", ["factors", "eta"], {"low": 0.1, "high": 1.0},
+     "studies.oat.sensitivity.factors.eta", "'values'"),
+    ("oat", ["outputs"], ["order_parameter_mean", "speed"],
+     "studies.oat.sensitivity.outputs[1]", "not a per-run metric"),
+    ("oat", ["claims", 1, "at"], 1.0, "studies.oat.sensitivity.claims[1].at", "levels"),
+    ("sobol", ["factors", "N"], {"low": 10, "high": 20},
+     "studies.sobol.sensitivity.factors.density", "vary one of them"),
+    ("sobol", ["factors", "eta"], {"low": 0.1, "high": 1.0, "dist": "truncnorm"},
+     "studies.sobol.sensitivity.factors.eta", "mean and sd"),
+])
+def test_bad_sensitivity_settings_name_their_key(test_config, study, path, value, key, says):
+    node = test_config["studies"][study]["sensitivity"]
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    with pytest.raises(ConfigError) as error:
+        validate_config(test_config)
+    assert f"config key '{key}'" in str(error.value)
+    assert says in str(error.value)
+
+
+def test_sensitivity_study_takes_no_sweep(test_config):
+    test_config["studies"]["sobol"]["sweep"] = [{"r": [1.0, 2.0]}]
+    with pytest.raises(ConfigError, match=r"studies\.sobol\.sweep"):
+        validate_config(test_config)
+
+
+def test_sensitivity_figure_needs_the_right_method(test_config):
+    test_config["figures"]["sobol_indices"]["study"] = "morris"
+    with pytest.raises(ConfigError, match=r"figures\.sobol_indices\.kind"):
+        validate_config(test_config)
+    test_config["figures"]["sobol_indices"].update(kind="curve", x="eta", y="order_parameter",
+                                                   study="sobol")
+    with pytest.raises(ConfigError, match="needs a grid study"):
+        validate_config(test_config)
