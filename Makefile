@@ -2,6 +2,7 @@
 #   make run        the default study set: simulations, figures, HTML report (results/)
 #   make test       ruff + the test suite (what CI runs)
 #   make test-slow  the long statistical validations too
+#   make test-slurm the workflow on a one-node Slurm started on this machine (root, apt-get)
 #   make bench      the kernel benchmark (benchmarks/results/)
 
 PYTHON ?= python3
@@ -10,12 +11,12 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 STAMP   = $(VENV)/.installed
 
-.PHONY: run report test test-slow lint bench clean-results
+.PHONY: run report test test-slow test-slurm lint bench clean-results
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -28,6 +29,9 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow"
+
+test-slurm: $(STAMP)
+	bash .ci/slurm-test
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest

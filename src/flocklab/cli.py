@@ -7,6 +7,7 @@ parameter has an option whose help gives its meaning, unit, allowed range and de
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -39,6 +40,8 @@ def _add_parameter(parser: argparse.ArgumentParser, spec: ParameterSpec) -> None
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="flocklab", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="log progress messages (checkpoints, timings) to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
 
     simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
@@ -55,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="store x, y, theta every K steps (0: only frame 0); default 0")
         run.add_argument("--snapshot-start", type=int, default=0, metavar="S",
                          help="first stored step after frame 0; default 0")
+        run.add_argument("--checkpoint-every", type=int, default=0, metavar="K",
+                         help="save the state every K steps and resume from a checkpoint of "
+                              "the same run if one exists (0: off); default 0")
+        run.add_argument("--checkpoint", default=None, metavar="PATH",
+                         help="checkpoint file (default: .OUT.checkpoint.npz beside --out)")
         run.add_argument("--threads", type=int, default=None,
                          help="numba threads (results do not depend on it); default: all cores")
         run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -103,8 +111,11 @@ def _simulate(args: argparse.Namespace) -> None:
     params = model.resolve(given)
     control = RunControl(steps=args.steps, seed=args.seed, snapshot_every=args.snapshot_every,
                          snapshot_start=args.snapshot_start)
+    if args.checkpoint_every < 0:
+        raise ParameterError("checkpoint_every", "'--checkpoint-every' must be >= 0")
     run_simulation(model.name, params, control, args.out, threads=args.threads,
-                   progress=args.progress)
+                   progress=args.progress, checkpoint_every=args.checkpoint_every,
+                   checkpoint_file=args.checkpoint)
 
 
 def _fit(args: argparse.Namespace) -> None:
@@ -133,6 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    logger = logging.getLogger("flocklab")
+    if args.verbose and not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     try:
         if args.command == "simulate":
             _simulate(args)

@@ -169,6 +169,7 @@ class Study:
     base_seed: int
     order_threshold: float = ORDER_THRESHOLD
     design: Design | None = None
+    checkpoint_every: int = 0
 
     @property
     def swept(self) -> list[str]:
@@ -308,7 +309,8 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
                   axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
                   snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
-                  base_seed=base_seed, order_threshold=raw["order_threshold"], design=design)
+                  base_seed=base_seed, order_threshold=raw["order_threshold"], design=design,
+                  checkpoint_every=raw["checkpoint_every"])
     for point in study.points():
         try:
             study.params(point)

@@ -4,6 +4,7 @@
 import shutil
 
 from flocklab.config import SENSITIVITY_FIGURES, design_seed
+from flocklab.resources import metrics_resources, simulation_resources
 
 RESULTS = "results"
 POINTS = {name: {point.label: point for point in study.points()} for name, study in STUDIES.items()}
@@ -44,6 +45,14 @@ def study_files(path_of, study):
 
 def point_of(wildcards):
     return POINTS[wildcards.study][wildcards.point]
+
+
+def run_resources(wildcards, attempt):
+    """mem_mb and runtime of a simulate job from its N, steps and snapshot frames."""
+    study = STUDIES[wildcards.study]
+    particles = study.params(point_of(wildcards))["N"]
+    frames = len(study.control(point_of(wildcards), int(wildcards.replicate)).frame_times())
+    return simulation_resources(particles, study.steps, frames, attempt)
 
 
 def study_record(study):

@@ -1,6 +1,6 @@
 # Stage 3: figures and animations, each marked for the HTML report with a caption.
 
-from flocklab.stages.figures import caption
+from flocklab.captions import caption
 
 
 rule figure:

@@ -9,6 +9,12 @@ rule metrics:
     params:
         burn_in=lambda wc: STUDIES[wc.study].burn_in,
         order_threshold=lambda wc: STUDIES[wc.study].order_threshold,
+    threads: 1
+    resources:
+        mem_mb=lambda wc, attempt: metrics_resources(STUDIES[wc.study].steps, attempt)["mem_mb"],
+        runtime=lambda wc, attempt: metrics_resources(STUDIES[wc.study].steps, attempt)["runtime"],
+    group:
+        "runs"
     conda:
         "../envs/flocklab.yaml"
     log:

@@ -1,4 +1,6 @@
-# Stage 1: one simulation per (study, parameter point, replicate).
+# Stage 1: one simulation per (study, parameter point, replicate). Memory and run time are
+# requested from N, steps and snapshot count, doubled on each retry (flocklab.resources); on a
+# cluster, simulate and metrics jobs are grouped (group "runs", --group-components).
 
 
 rule simulate:
@@ -9,7 +11,13 @@ rule simulate:
         parameters=lambda wc: STUDIES[wc.study].params(point_of(wc)),
         control=lambda wc: STUDIES[wc.study].control(point_of(wc), int(wc.replicate)).as_attrs(),
         attrs=lambda wc: {"study": wc.study, "point": wc.point, "replicate": int(wc.replicate)},
+        checkpoint_every=lambda wc: STUDIES[wc.study].checkpoint_every,
     threads: config["threads"]
+    resources:
+        mem_mb=lambda wc, attempt: run_resources(wc, attempt)["mem_mb"],
+        runtime=lambda wc, attempt: run_resources(wc, attempt)["runtime"],
+    group:
+        "runs"
     conda:
         "../envs/flocklab.yaml"
     log:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import xarray as xr
 
+from flocklab.checkpoint import Checkpoint
 from flocklab.parameters import ParameterError, ParameterSpec, resolve_parameters
 
 
@@ -136,8 +137,12 @@ class Model(ABC):
 
     @abstractmethod
     def simulate(self, params: Mapping[str, Any], control: RunControl, *,
-                 progress: bool = False) -> xr.Dataset:
-        """Run one simulation and return its dataset (in memory, not written)."""
+                 progress: bool = False, checkpoint: Checkpoint | None = None) -> xr.Dataset:
+        """Run one simulation and return its dataset (in memory, not written).
+
+        With ``checkpoint``, save the state every ``checkpoint.every`` steps and resume
+        from a matching checkpoint; the result must equal an uninterrupted run's.
+        """
 
 
 MODELS: dict[str, type[Model]] = {}

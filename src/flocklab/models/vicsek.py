@@ -48,6 +48,7 @@ import numpy as np
 import xarray as xr
 from numba import njit, prange
 
+from flocklab.checkpoint import Checkpoint
 from flocklab.models.base import Model, RunControl, SimulationError, register
 from flocklab.neighbours import bin_particles, cells_per_side, gather_sorted, neighbour_sum_one
 from flocklab.parameters import ParameterError, ParameterSpec
@@ -352,7 +353,8 @@ class Vicsek(Model):
         return x, y, theta
 
     def simulate(self, params: Mapping[str, Any], control: RunControl, *,
-                 progress: bool | None = False) -> xr.Dataset:
+                 progress: bool | None = False,
+                 checkpoint: Checkpoint | None = None) -> xr.Dataset:
         """Run the model.
 
         Parameters
@@ -363,6 +365,9 @@ class Vicsek(Model):
             Steps, seed and snapshot schedule.
         progress : bool or None
             Progress bar on stderr (``None``: only on a terminal).
+        checkpoint : Checkpoint, optional
+            Save the state every ``checkpoint.every`` steps and, if a checkpoint of this
+            run exists, resume from it (the result is identical to an uninterrupted run).
 
         Returns
         -------
@@ -408,10 +413,19 @@ class Vicsek(Model):
         work_float = np.empty((6, n))
         chunk = max(1, min(steps, CHUNK_UPDATES // n))
 
-        bar = Progress(steps, label=f"vicsek N={n}", enabled=progress)
         step = 0
+        saved = checkpoint.load() if checkpoint is not None else None
+        if saved is not None:
+            step, arrays = saved
+            for target, name in ((state, "state"), (ident, "ident"),
+                                 (order_parameter, "order_parameter"), (snap_x, "snap_x"),
+                                 (snap_y, "snap_y"), (snap_theta, "snap_theta")):
+                target[...] = arrays[name]
+        bar = Progress(steps, label=f"vicsek N={n}", enabled=progress)
         while step < steps:
             k = min(chunk, steps - step)
+            if checkpoint is not None:
+                k = min(k, checkpoint.next_step(step) - step)
             advance(state, ident, key, step, k, float(box), float(radius), m, float(p["v0"]),
                     float(p["eta"]), p["noise"] == "vectorial", p["update"] == "forward",
                     work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
@@ -421,6 +435,10 @@ class Vicsek(Model):
                 raise SimulationError(
                     f"vicsek simulation became non-finite at step {step} "
                     f"(parameters {json.dumps(p, sort_keys=True)}, seed {control.seed})")
+            if checkpoint is not None and step % checkpoint.every == 0 and step < steps:
+                checkpoint.save(step, {"state": state, "ident": ident,
+                                       "order_parameter": order_parameter, "snap_x": snap_x,
+                                       "snap_y": snap_y, "snap_theta": snap_theta})
             bar.update(step)
         bar.close()
         return self._dataset(p, control, order_parameter, frame_times, snap_x, snap_y,

@@ -1,8 +1,8 @@
 """Stage *figures*: stage files → ``results/figures/<name>.<format>`` and animations.
 
 Figure kinds (config ``figures.<name>.kind``): ``snapshots`` and ``animation`` read run
-files, ``curve`` reads a study's ``summary.nc``. :func:`caption` writes the text shown
-under each figure in the HTML report.
+files, ``curve`` reads a study's ``summary.nc``, the analysis kinds read ``critical.nc``,
+``fss.nc`` or ``sensitivity.nc``. Report captions: :mod:`flocklab.captions`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import matplotlib.pyplot as plt
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
 from flocklab import plotting
-from flocklab.config import Study
 from flocklab.io import open_dataset
 
 FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
@@ -86,77 +85,3 @@ def make_animation(spec: Mapping[str, Any], run_path: str | os.PathLike, gif: st
         animation.save(temporary, writer=writer, dpi=dpi)
         os.replace(temporary, path)
     plt.close(animation._fig)
-
-
-ANALYSIS_CAPTIONS = {
-    "critical_loglog": "ln v_a against the log reduced distance from the fitted critical value; "
-                       "filled points entered the weighted power-law fit, lines are the fits, "
-                       "legend: exponent with its 68 % bootstrap interval over seeds "
-                       "(results/<study>/critical.json).",
-    "collapse": "Finite-size data collapse v_a L^(beta/nu) against (eta - eta_c) L^(1/nu) at "
-                "the parameters minimising the Houdayer-Hartmann quality S.",
-    "fss_critical": "eta_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
-                    "Binder-cumulant crossings of consecutive sizes, against L^(-1/nu), with "
-                    "the extrapolation eta_c(L) = eta_c(inf) + a L^(-1/nu).",
-    "distribution": "Distribution of v_a (pooled over seeds) at the noise nearest each size's "
-                    "susceptibility maximum; two peaks would signal a discontinuous transition.",
-    "oat": "One factor at a time around the baseline: each output against each factor "
-           "(grey dots: single runs; markers: replicate means with standard errors). Under "
-           "the panels, each claim of the study with its verdict (trend: Spearman rank "
-           "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound); numbers in "
-           "results/<study>/sensitivity.json.",
-    "morris": "Morris screening: sigma against mu* (mean absolute elementary effect per full "
-              "factor range) with mu*'s bootstrap interval; above the dashed line sigma = mu* "
-              "effects are mostly non-linear or interacting.",
-    "sobol": "First-order (S1) and total (ST) Sobol' indices from a Saltelli design, with "
-             "bootstrap confidence intervals; ST - S1 is the share of the output variance "
-             "due to interactions.",
-    "sensitivity_convergence": "The indices recomputed from the first N base samples "
-                               "(Sobol) or trajectories (Morris): curves that have levelled "
-                               "off within their bands show the sample size suffices.",
-}
-
-
-def _values_text(values: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name} = {value}" for name, value in values.items())
-
-
-def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
-    """Report caption (reStructuredText): what is drawn, parameters, replicates and steps."""
-    fixed = study.params(next(study.points()))
-    for swept in [*study.swept, *(next(study.points()).values if study.design else [])]:
-        fixed.pop(swept, None)
-    lines = [f"**{spec.get('title') or name}** — {study.description or study.name}", ""]
-    if spec["kind"] == "curve":
-        y = spec["y"].replace("_", " ")
-        lines.append(f"Replicate-averaged {y} against {spec['x']}"
-                     + (f", one line per {spec['hue']}" if spec.get("hue") else "")
-                     + f". Error bars: jackknife over the {study.replicates} seeds per point "
-                     "(with one seed, the run's autocorrelation-corrected standard error).")
-        sweeps = "; ".join(
-            " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
-                                 axis.coords.items()) for axis in study.axes)
-        lines.append(f"Swept: {sweeps}.")
-    elif spec["kind"] in ANALYSIS_CAPTIONS:
-        lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
-        if study.design is not None:
-            design = study.design
-            ranges = "; ".join(
-                f"{f.name} ∈ {{{', '.join(f'{v:g}' for v in f.values)}}}" if f.values else
-                f"{f.name} ∈ [{f.low:g}, {f.high:g}]" + (f" (truncated normal, mean "
-                                                         f"{f.mean:g}, sd {f.sd:g})"
-                                                         if f.dist == "truncnorm" else "")
-                for f in design.factors)
-            lines.append(f"Method {design.method}: {design.values.shape[0]} design rows, "
-                         f"{len(list(study.points()))} distinct points. Factors: {ranges}.")
-    else:
-        panels = spec.get("panels") or [spec]
-        shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "
-                          f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
-        lines.append(f"Particle configurations ({shown}). Arrows: headings; grey lines: the "
-                     f"last {spec.get('trail', 0)} steps of each trajectory.")
-    lines.append(f"Fixed parameters: {_values_text(fixed)}.")
-    lines.append(f"Model {study.model}; {study.replicates} replicate(s) per point, "
-                 f"{study.steps} steps, first {study.burn_in} discarded as burn-in; "
-                 f"base seed {study.base_seed}.")
-    return "\n".join(lines)
