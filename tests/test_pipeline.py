@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +55,10 @@ def finished(tmp_path_factory):
     snakemake(workdir, "--configfile", str(config_path), "--cores", "2")
     snakemake(workdir, "--configfile", str(config_path), "--report",
               str(workdir / "results" / "report.html"))
+    keep = os.environ.get("FLOCKLAB_KEEP_RESULTS")
+    if keep:  # .ci/run hands this local run to .ci/slurm-test for its comparison
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.copytree(workdir / "results", keep)
     return workdir, config_path
 
 

@@ -215,3 +215,11 @@ def test_sensitivity_figure_needs_the_right_method(test_config):
                                                    study="sobol")
     with pytest.raises(ConfigError, match="needs a grid study"):
         validate_config(test_config)
+
+
+def test_a_design_row_the_model_refuses_names_the_factors(test_config):
+    test_config["studies"]["sobol"]["sensitivity"]["factors"] = {
+        "v0": {"low": 0.5, "high": 4.9}, "L": {"low": 3.0, "high": 6.0}}
+    studies = validate_config(test_config)  # each range end alone is valid
+    with pytest.raises(ConfigError, match=r"studies\.sobol\.sensitivity\.factors.*'v0'"):
+        list(studies["sobol"].points())

@@ -47,7 +47,7 @@ def _values_text(values: Mapping[str, Any]) -> str:
 def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
     """Report caption (reStructuredText): what is drawn, parameters, replicates and steps."""
     fixed = study.params(next(study.points()))
-    for swept in [*study.swept, *(next(study.points()).values if study.design else [])]:
+    for swept in [*study.swept, *(next(study.points()).values if study.sensitivity else [])]:
         fixed.pop(swept, None)
     lines = [f"**{spec.get('title') or name}** — {study.description or study.name}", ""]
     if spec["kind"] == "curve":
@@ -62,7 +62,7 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
         lines.append(f"Swept: {sweeps}.")
     elif spec["kind"] in ANALYSIS_CAPTIONS:
         lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
-        if study.design is not None:
+        if study.sensitivity is not None:
             design = study.design
             ranges = "; ".join(
                 f"{f.name} ∈ {{{', '.join(f'{v:g}' for v in f.values)}}}" if f.values else

@@ -168,7 +168,7 @@ class Study:
     snapshot_start: int
     base_seed: int
     order_threshold: float = ORDER_THRESHOLD
-    design: Design | None = None
+    sensitivity: DesignSpec | None = None
     checkpoint_every: int = 0
 
     @property
@@ -176,13 +176,20 @@ class Study:
         return [name for axis in self.axes for name in axis.coords]
 
     @functools.cached_property
+    def design(self) -> Design | None:
+        """The sensitivity design, generated on first use (SALib is imported only then)."""
+        return None if self.sensitivity is None else self.sensitivity.generate()
+
+    @functools.cached_property
     def design_points(self) -> tuple[Point, ...]:
         """The point of every design row (rows repeat where the design repeats a point)."""
-        return () if self.design is None else design_points(self.model, self.fixed,
-                                                             self.design)
+        if self.sensitivity is None:
+            return ()
+        return design_points(self.model, self.fixed, self.design,
+                             f"studies.{self.name}.sensitivity.factors")
 
     def points(self) -> Iterator[Point]:
-        if self.design is not None:
+        if self.sensitivity is not None:
             seen: set[str] = set()
             for point in self.design_points:
                 if point.label not in seen:
@@ -216,13 +223,14 @@ class Study:
         return derive_seed(self.base_seed, self.name, point.label, replicate)
 
 
-def design_points(model_name: str, fixed: Mapping[str, Any], design: Design
-                  ) -> tuple[Point, ...]:
+def design_points(model_name: str, fixed: Mapping[str, Any], design: Design,
+                  where: str = "sensitivity.factors") -> tuple[Point, ...]:
     """Parameter point of every row of a sensitivity design.
 
     The label names the factor values (``"eta=0.1_density=1.0"``), so a row repeated in
     the design, or kept when the design grows, is the same run with the same seed; the
-    values are the model parameters the factors set (``density`` sets ``N``).
+    values are the model parameters the factors set (``density`` sets ``N``). A row the
+    model refuses (e.g. v0 >= L with both varied) raises ConfigError naming ``where``.
     """
     model = get_model(model_name)
     base = model.resolve(fixed)
@@ -234,6 +242,11 @@ def design_points(model_name: str, fixed: Mapping[str, Any], design: Design
         for i in derived_last:
             model.set_factor(params, design.names[i], float(row[i]))
         factors = {name: float(value) for name, value in zip(design.names, row, strict=True)}
+        try:
+            model.resolve(params)
+        except ParameterError as error:
+            raise ConfigError(f"config key '{where}': {error.message} (at design row "
+                              f"{len(points)}: {point_label(factors)})") from None
         values = {model.factor_target(name): params[model.factor_target(name)]
                   for name in design.names}
         points.append(Point(point_label(factors), (len(points),), values))
@@ -302,16 +315,18 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
         raise ConfigError(f"config key '{where}.snapshots.start': {snapshots['start']} must be "
                           f"<= steps = {steps}")
     _check_analysis(where, raw, axes)
-    design = None
+    spec = None
     if "sensitivity" in raw:
-        design = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
-                               design_seed(base_seed, name))
+        spec = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
+                             design_seed(base_seed, name))
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
                   axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
                   snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
-                  base_seed=base_seed, order_threshold=raw["order_threshold"], design=design,
+                  base_seed=base_seed, order_threshold=raw["order_threshold"], sensitivity=spec,
                   checkpoint_every=raw["checkpoint_every"])
-    for point in study.points():
+    # Design rows are checked when the design is generated (design_points), not here, so
+    # that parsing the Snakefile does not import SALib.
+    for point in study.points() if spec is None else ():
         try:
             study.params(point)
         except ParameterError as error:
@@ -373,8 +388,8 @@ def _factors(where: str, settings: Mapping[str, Any], model_name: str) -> list[F
 
 
 def _build_design(where: str, raw: Mapping[str, Any], model_name: str,
-                  fixed: Mapping[str, Any], seed: int) -> Design:
-    """Validate a study's ``sensitivity`` section and generate its design."""
+                  fixed: Mapping[str, Any], seed: int) -> DesignSpec:
+    """Validate a study's ``sensitivity`` section (the design is generated on first use)."""
     settings = raw["sensitivity"]
     study_key = where.rsplit(".", 1)[0]
     if raw["sweep"]:
@@ -384,12 +399,35 @@ def _build_design(where: str, raw: Mapping[str, Any], model_name: str,
         if section in raw:
             raise ConfigError(f"config key '{study_key}.{section}': not available for a "
                               f"sensitivity study")
-    return sensitivity_design(model_name, fixed, settings, seed, where)
+    return design_spec(model_name, fixed, settings, seed, where)
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """A validated sensitivity design, not yet generated: :meth:`generate` makes it."""
+
+    method: str
+    factors: tuple[Factor, ...]
+    baseline: dict[str, float]
+    samples: int
+    levels: int
+    seed: int
+
+    def generate(self) -> Design:
+        return METHODS[self.method].design(list(self.factors), baseline=self.baseline,
+                                           samples=self.samples, seed=self.seed,
+                                           levels=self.levels)
 
 
 def sensitivity_design(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str, Any],
                        seed: int, where: str = "sensitivity") -> Design:
-    """Check a (schema-validated) ``sensitivity`` section and generate its design.
+    """Check a ``sensitivity`` section and generate its design (see :func:`design_spec`)."""
+    return design_spec(model_name, fixed, settings, seed, where).generate()
+
+
+def design_spec(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str, Any],
+                seed: int, where: str = "sensitivity") -> DesignSpec:
+    """Check a (schema-validated) ``sensitivity`` section; return what generates its design.
 
     Parameters
     ----------
@@ -445,10 +483,9 @@ def sensitivity_design(model_name: str, fixed: Mapping[str, Any], settings: Mapp
                 model.resolve(params)
             except ParameterError as error:
                 raise ConfigError(f"config key '{key}': {error.message}") from None
-    design = METHODS[method].design(factors, baseline=baseline, samples=settings["samples"],
-                                    seed=seed, levels=settings["levels"])
     _check_claims(where, settings, factors)
-    return design
+    return DesignSpec(method, tuple(factors), baseline, settings["samples"], settings["levels"],
+                      seed)
 
 
 def _check_claims(where: str, settings: Mapping[str, Any], factors: list[Factor]) -> None:
@@ -528,7 +565,7 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
             raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a "
                               f"sensitivity section with method {' or '.join(methods)} in "
                               f"study '{study.name}'")
-        if study.design is not None and figure["kind"] not in (*SENSITIVITY_FIGURES,
+        if study.sensitivity is not None and figure["kind"] not in (*SENSITIVITY_FIGURES,
                                                                "snapshots", "animation"):
             raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a grid "
                               f"study; '{study.name}' is a sensitivity study")

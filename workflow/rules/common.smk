@@ -1,13 +1,13 @@
 # Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
 # (flocklab.config.validate_config); nothing here does physics or I/O.
 
+import functools
 import shutil
 
 from flocklab.config import SENSITIVITY_FIGURES, design_seed
 from flocklab.resources import metrics_resources, simulation_resources
 
 RESULTS = "results"
-POINTS = {name: {point.label: point for point in study.points()} for name, study in STUDIES.items()}
 FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
 ANIMATIONS = {name: spec for name, spec in config["figures"].items() if spec["kind"] == "animation"}
 HAVE_FFMPEG = shutil.which("ffmpeg") is not None
@@ -37,14 +37,20 @@ def summary_path(study):
     return f"{RESULTS}/{study}/summary.nc"
 
 
+@functools.cache
+def study_points(study):
+    """Label -> point of a study; a sensitivity design is generated on first use only."""
+    return {point.label: point for point in STUDIES[study].points()}
+
+
 def study_files(path_of, study):
     """Per-run files of a study, point-major then replicate (the order summarize expects)."""
-    return [path_of(study, label, replicate) for label in POINTS[study]
+    return [path_of(study, label, replicate) for label in study_points(study)
             for replicate in range(STUDIES[study].replicates)]
 
 
 def point_of(wildcards):
-    return POINTS[wildcards.study][wildcards.point]
+    return study_points(wildcards.study)[wildcards.point]
 
 
 def run_resources(wildcards, attempt):

@@ -153,7 +153,8 @@ def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
     """
     design = sensitivity_design(record["model"], record["fixed"], record["sensitivity"],
                                 record["seed"], f"studies.{record['name']}.sensitivity")
-    points = design_points(record["model"], record["fixed"], design)
+    points = design_points(record["model"], record["fixed"], design,
+                           f"studies.{record['name']}.sensitivity.factors")
     targets = {name: [point.values[name] for point in points] for name in points[0].values}
     ds = design_dataset(record["model"], design, [point.label for point in points], targets)
     ds.attrs = netcdf_attrs({
