@@ -1,6 +1,6 @@
 # Flocklab entry points. Each target creates .venv (Python >= 3.11, pip) when needed.
 #   make run        the default study set: simulations, figures, HTML report (results/)
-#   make test       ruff + the test suite (what CI runs)
+#   make test       ruff + the test suite (CI runs it, then .ci/slurm-test)
 #   make test-slow  the long statistical validations too
 #   make test-slurm the workflow on a one-node Slurm started on this machine (root, apt-get)
 #   make bench      the kernel benchmark (benchmarks/results/)

@@ -327,7 +327,7 @@ def oat_response(design: Design, runs: np.ndarray) -> OneAtATime:
 
 def oat_indices(design: Design, outputs: np.ndarray, **_: Any) -> Indices:
     """The swing of each factor as the one-at-a-time index (``outputs``: rows × replicates)."""
-    return Indices({"swing": oat_response(design, np.atleast_2d(outputs.T).T).swing})
+    return Indices({"swing": oat_response(design, outputs).swing})
 
 
 # --------------------------------------------------------------------------- claims

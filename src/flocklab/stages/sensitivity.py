@@ -281,7 +281,7 @@ def analyse_sensitivity(design_path: str | os.PathLike,
     notes: dict[str, str] = {}
     if design.method == "oat":
         responses = {o: oat_response(design, runs[k]) for k, o in enumerate(outputs)}
-        results = {o: Indices({"swing": responses[o].swing}) for o in outputs}
+        results = {o: method.analyse(design, runs[k]) for k, o in enumerate(outputs)}
         levels = design_ds["level_value"].values
         per_run = np.full((len(outputs), d, levels.shape[1], replicates), np.nan)
         per_run[:, design.oat_factor, design.oat_level, :] = runs
