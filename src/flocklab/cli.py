@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from flocklab.metrics import ORDER_THRESHOLD
 from flocklab.models import MODELS, RunControl, SimulationError, get_model
 from flocklab.parameters import ParameterError, ParameterSpec
 from flocklab.provenance import package_version
@@ -72,9 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
     metrics.add_argument("run", help="run netCDF file")
     metrics.add_argument("--burn-in", type=int, required=True, help="steps to discard (>= 0)")
-    metrics.add_argument("--order-threshold", type=float, default=0.8,
+    metrics.add_argument("--order-threshold", type=float, default=ORDER_THRESHOLD,
                          help="v_a level whose first-passage time is time_to_order "
-                              "(default 0.8)")
+                              f"(default {ORDER_THRESHOLD})")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
     fit = commands.add_parser("fit", help="critical value and exponent from a summary.nc")

@@ -457,9 +457,9 @@ def design_spec(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str
                               f"per-run metric; allowed: {', '.join(RUN_VARIABLES)}")
     problem = check_sample_size(method, settings["samples"], settings["levels"])
     if problem:
-        key = "levels" if "levels" in problem else "samples"
+        key, reason = problem
         raise ConfigError(f"config key '{where}.{key}': {settings[key]} cannot be used: "
-                          f"{problem}")
+                          f"{reason}")
     factors = _factors(where, settings, model_name)
     model = get_model(model_name)
     try:
@@ -559,9 +559,9 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
                 and any(entry.get("frame") != "first" for _, entry in points):
             raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
                               f"'{name}' needs snapshots; set every >= 1")
-        raw_study = config["studies"][study.name]
         methods = SENSITIVITY_FIGURES.get(figure["kind"])
-        if methods and raw_study.get("sensitivity", {}).get("method") not in methods:
+        method = study.sensitivity.method if study.sensitivity is not None else None
+        if methods and method not in methods:
             raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a "
                               f"sensitivity section with method {' or '.join(methods)} in "
                               f"study '{study.name}'")

@@ -416,16 +416,17 @@ METHODS: dict[str, Method] = {
 }
 
 
-def check_sample_size(method: str, samples: int, levels: int = 4) -> str | None:
-    """Why ``samples`` (and ``levels``) cannot be used by ``method``, or None if they can."""
+def check_sample_size(method: str, samples: int, levels: int = 4
+                      ) -> tuple[str, str] | None:
+    """``(setting, reason)`` if ``samples`` or ``levels`` cannot be used by ``method``."""
     if method == "sobol" and (samples < 8 or samples & (samples - 1)):
-        return ("the Sobol' design needs a power of two >= 8 base samples "
-                "(8, 16, 32, ...)")
+        return "samples", ("the Sobol' design needs a power of two >= 8 base samples "
+                           "(8, 16, 32, ...)")
     if method == "morris":
         if samples < 2:
-            return "Morris needs at least 2 trajectories"
+            return "samples", "Morris needs at least 2 trajectories"
         if levels < 2 or levels % 2:
-            return "Morris needs an even number of grid levels >= 2"
+            return "levels", "Morris needs an even number of grid levels >= 2"
     return None
 
 
