@@ -39,29 +39,34 @@ Phys. Rev. Lett. 92, 025702 (2004).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import xarray as xr
 from numba import njit, prange
 
-from flocklab.checkpoint import Checkpoint
-from flocklab.models.base import Model, RunControl, SimulationError, register
+from flocklab.models.base import (
+    CriticalControl,
+    Model,
+    Observable,
+    Resources,
+    SnapshotVariable,
+    TimeGrid,
+)
 from flocklab.neighbours import bin_particles, cells_per_side, gather_sorted, neighbour_sum_one
 from flocklab.parameters import ParameterError, ParameterSpec
-from flocklab.progress import Progress
-from flocklab.provenance import netcdf_attrs, provenance_attrs
 from flocklab.random import counter_uniform, noise_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+    from flocklab.record import RunRecord
 
 TWO_PI = 2.0 * math.pi
 NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
-#: Particle-updates between progress reports and finiteness checks (about 0.5 s).
-CHUNK_UPDATES = 1 << 22
 
 
 # --------------------------------------------------------------------------- kernels
@@ -143,8 +148,8 @@ def _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta):  # pragma: 
 
 @njit(cache=True)
 def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vectorial, forward,
-            work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
-            snap_x, snap_y, snap_theta):  # pragma: no cover
+            work_int, cell_start, cell_fill, work_float, order_parameter, record_of_step,
+            frame_of_step, snap_x, snap_y, snap_theta):  # pragma: no cover
     """Advance the state in place by ``steps`` Vicsek steps.
 
     The state is kept in cell order (re-sorted every step; particles move little, so the
@@ -175,10 +180,10 @@ def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vecto
         Work space of the cell list.
     work_float : ndarray, shape (6, N)
         Work space (sorted copies and new headings).
-    order_parameter : ndarray, shape (steps + 1,)
-        Output: :math:`v_a(t)` written at ``t = first_step + 1 ... first_step + steps``.
-    frame_of_step : ndarray of int64, shape (steps + 1,)
-        Frame index to record at each step, ``-1`` for none.
+    order_parameter : ndarray, shape (R,)
+        Output: :math:`v_a(t)` at record ``record_of_step[t]`` for the steps taken.
+    record_of_step, frame_of_step : ndarray of int64, shape (total steps + 1,)
+        Record / frame index to write at each global step, ``-1`` for none.
     snap_x, snap_y, snap_theta : ndarray, shape (F, N)
         Output snapshots, by particle identity.
     """
@@ -203,7 +208,9 @@ def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vecto
         ex, exs, ex_new = ex_new, ex, exs
         ey, eys, ey_new = ey_new, ey, eys
         ident, ids = ids, ident
-        order_parameter[t] = _order_parameter(ex, ey)
+        record = record_of_step[t]
+        if record >= 0:
+            order_parameter[record] = _order_parameter(ex, ey)
         frame = frame_of_step[t]
         if frame >= 0:
             _record(frame, x, y, ex, ey, ident, snap_x, snap_y, snap_theta)
@@ -216,16 +223,6 @@ def advance(state, ident, key, first_step, steps, box, radius, m, v0, eta, vecto
     if steps % 3 != 0:
         state[2, :] = ex
         state[3, :] = ey
-
-
-@njit(cache=True)
-def all_finite(values):  # pragma: no cover
-    """True if every element of a 2-D array is finite (no temporary arrays)."""
-    for row in range(values.shape[0]):
-        for i in range(values.shape[1]):
-            if not math.isfinite(values[row, i]):
-                return False
-    return True
 
 
 def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, key: int, step: int,
@@ -249,15 +246,16 @@ def vicsek_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, key: int, step:
     m = cells_per_side(box, radius)
     state = np.array([x, y, np.cos(theta), np.sin(theta)], dtype=np.float64)
     ident = np.arange(n, dtype=np.int64)
-    order_parameter = np.empty(step + 1)
+    order_parameter = np.empty(1)
+    record_of_step = np.full(step + 1, -1, dtype=np.int64)
     frame_of_step = np.full(step + 1, -1, dtype=np.int64)
     frame_of_step[step] = 0
     snapshots = [np.empty((1, n)) for _ in range(3)]
     advance(state, ident, np.uint64(key), step - 1, 1, float(box),
             float(radius), m, float(v0), float(eta), noise == "vectorial", update == "forward",
             np.empty((3, n), dtype=np.int64), np.empty(m * m + 1, dtype=np.int64),
-            np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, frame_of_step,
-            *snapshots)
+            np.empty(m * m, dtype=np.int64), np.empty((6, n)), order_parameter, record_of_step,
+            frame_of_step, *snapshots)
     return snapshots[0][0], snapshots[1][0], snapshots[2][0]
 
 
@@ -296,13 +294,27 @@ def reference_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np
 # --------------------------------------------------------------------------- model
 
 
-@register
 class Vicsek(Model):
     """Vicsek model (see module docstring for the equations)."""
 
     name = "vicsek"
     description = "Vicsek model of self-propelled particles with local alignment and noise"
     reference = "T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995)"
+    title = "Vicsek model simulation"
+    observables = (Observable("order_parameter", "polar order parameter v_a = |sum_i "
+                              "e(theta_i)| / N", "1", 0.0, 1.0, "v_a"),)
+    primary_observable = "order_parameter"
+    size_parameter = "N"
+    critical_controls = (
+        CriticalControl("eta", "eta", "below", "beta", r"\eta", needs=("eta",)),
+        CriticalControl("rho", "density", "above", "delta", r"\rho", needs=("N", "L")),
+    )
+    entity_dim = "particle"
+    snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
+        "x": SnapshotVariable("particle x position", "length"),
+        "y": SnapshotVariable("particle y position", "length"),
+        "theta": SnapshotVariable("heading angle", "rad"),
+    }
     parameters = (
         ParameterSpec("N", "int", 300, "number of particles", "1", low=1),
         ParameterSpec("L", "float", 7.0, "side of the periodic square box", "length",
@@ -316,7 +328,8 @@ class Vicsek(Model):
                       "rad (angular) or 1 (vectorial)", low=0.0, high=TWO_PI),
         ParameterSpec("noise", "choice", "angular", "noise kind", choices=NOISE_KINDS),
         ParameterSpec("update", "choice", "forward",
-                      "position update with the new (forward) or old (backward) heading",
+                      "position update with the new heading (forward: Gregoire & Chate 2004) "
+                      "or the old one (backward: Vicsek et al. 1995, eq. 1)",
                       choices=UPDATE_RULES),
         ParameterSpec("init", "choice", "random",
                       "initial headings: uniform in [-pi, pi) or all along +x",
@@ -340,8 +353,28 @@ class Vicsek(Model):
     def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
         params["N"] = max(1, round(value * params["L"] ** 2))
 
-    def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
+        """Uniform positions, random or aligned headings, the noise key and work space.
+
+        State arrays: ``state`` (4, N) rows x, y, e_x, e_y in cell order and ``ident``
+        (N,) the particle in each slot; ``_work_*`` arrays are scratch space.
+        """
+        x, y, theta = self.initial_positions(params, rng)
+        n = params["N"]
+        m = cells_per_side(params["L"], params["r"])
+        return {
+            "state": np.array([x, y, np.cos(theta), np.sin(theta)]),
+            "ident": np.arange(n, dtype=np.int64),
+            "_key": noise_key(rng),
+            "_cells": m,
+            "_work_int": np.empty((3, n), dtype=np.int64),
+            "_cell_start": np.empty(m * m + 1, dtype=np.int64),
+            "_cell_fill": np.empty(m * m, dtype=np.int64),
+            "_work_float": np.empty((6, n)),
+        }
+
+    def initial_positions(self, params: Mapping[str, Any], rng: np.random.Generator
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Uniform positions and (random or aligned) headings: ``(x, y, theta)``, shape (N,)."""
         n, box = params["N"], params["L"]
         x = rng.random(n) * box
@@ -352,129 +385,42 @@ class Vicsek(Model):
             theta = np.zeros(n)
         return x, y, theta
 
-    def simulate(self, params: Mapping[str, Any], control: RunControl, *,
-                 progress: bool | None = False,
-                 checkpoint: Checkpoint | None = None) -> xr.Dataset:
-        """Run the model.
+    def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
+                record: RunRecord) -> None:
+        """``k`` steps of the compiled kernel, recording v_a and frames inside it."""
+        frames = record.frames
+        advance(state["state"], state["ident"], state["_key"], first_step, k,
+                float(params["L"]), float(params["r"]), state["_cells"], float(params["v0"]),
+                float(params["eta"]), params["noise"] == "vectorial",
+                params["update"] == "forward", state["_work_int"], state["_cell_start"],
+                state["_cell_fill"], state["_work_float"], record.series["order_parameter"],
+                record.record_of_step, record.frame_of_step, frames["x"], frames["y"],
+                frames["theta"])
 
-        Parameters
-        ----------
-        params : mapping
-            Model parameters (see :attr:`parameters`; missing ones take defaults).
-        control : RunControl
-            Steps, seed and snapshot schedule.
-        progress : bool or None
-            Progress bar on stderr (``None``: only on a terminal).
-        checkpoint : Checkpoint, optional
-            Save the state every ``checkpoint.every`` steps and, if a checkpoint of this
-            run exists, resume from it (the result is identical to an uninterrupted run).
+    def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
+        return {"order_parameter": _order_parameter(state["state"][2], state["state"][3])}
 
-        Returns
-        -------
-        xarray.Dataset
-            ``order_parameter`` (time), and ``x``, ``y``, ``theta`` (frame, particle).
+    def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        n = params["N"]
+        out = [np.empty((1, n)) for _ in range(3)]
+        s = state["state"]
+        _record(0, s[0], s[1], s[2], s[3], state["ident"], *out)
+        return {"x": out[0][0], "y": out[1][0], "theta": out[2][0]}
 
-        Raises
-        ------
-        SimulationError
-            If the state becomes non-finite.
+    def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
+        """13 words per particle of state and work space, the v_a series and 3 words per
+        particle and frame, twice over for the copy made when the file is written."""
+        n = params["N"]
+        words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
+        return Resources(2 * 8 * words, n * grid.steps / 1.0e6)
 
-        Examples
-        --------
-        >>> from flocklab.models import get_model, RunControl
-        >>> ds = get_model("vicsek").simulate({"N": 100, "L": 5.0, "eta": 0.1},
-        ...                                   RunControl(steps=200, seed=1))
-        >>> bool(ds.order_parameter[-1] > 0.9)
-        True
-        """
-        p = self.resolve(params)
-        rng = np.random.default_rng(control.seed)
-        n, box, radius = p["N"], p["L"], p["r"]
-        x, y, theta = self.initial_state(p, rng)
-        key = noise_key(rng)
-        state = np.array([x, y, np.cos(theta), np.sin(theta)])
-        ident = np.arange(n, dtype=np.int64)
-        m = cells_per_side(box, radius)
+    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
+             label: str = "") -> None:
+        """Arrows for headings and trails of up to ``trail`` preceding consecutive frames, in
+        the periodic box (Vicsek et al. 1995, Fig. 1)."""
+        from flocklab.plotting import draw_periodic_arrows
 
-        steps = control.steps
-        frame_times = control.frame_times()
-        frame_of_step = np.full(steps + 1, -1, dtype=np.int64)
-        frame_of_step[frame_times] = np.arange(len(frame_times))
-        snap_x = np.empty((len(frame_times), n))
-        snap_y = np.empty_like(snap_x)
-        snap_theta = np.empty_like(snap_x)
-        order_parameter = np.empty(steps + 1)
-        order_parameter[0] = _order_parameter(state[2], state[3])
-        _record(0, state[0], state[1], state[2], state[3], ident, snap_x, snap_y, snap_theta)
-
-        work_int = np.empty((3, n), dtype=np.int64)
-        cell_start = np.empty(m * m + 1, dtype=np.int64)
-        cell_fill = np.empty(m * m, dtype=np.int64)
-        work_float = np.empty((6, n))
-        chunk = max(1, min(steps, CHUNK_UPDATES // n))
-
-        step = 0
-        saved = checkpoint.load() if checkpoint is not None else None
-        if saved is not None:
-            step, arrays = saved
-            for target, name in ((state, "state"), (ident, "ident"),
-                                 (order_parameter, "order_parameter"), (snap_x, "snap_x"),
-                                 (snap_y, "snap_y"), (snap_theta, "snap_theta")):
-                target[...] = arrays[name]
-        bar = Progress(steps, label=f"vicsek N={n}", enabled=progress)
-        while step < steps:
-            k = min(chunk, steps - step)
-            if checkpoint is not None:
-                k = min(k, checkpoint.next_step(step) - step)
-            advance(state, ident, key, step, k, float(box), float(radius), m, float(p["v0"]),
-                    float(p["eta"]), p["noise"] == "vectorial", p["update"] == "forward",
-                    work_int, cell_start, cell_fill, work_float, order_parameter, frame_of_step,
-                    snap_x, snap_y, snap_theta)
-            step += k
-            if not all_finite(state):
-                raise SimulationError(
-                    f"vicsek simulation became non-finite at step {step} "
-                    f"(parameters {json.dumps(p, sort_keys=True)}, seed {control.seed})")
-            if checkpoint is not None and step % checkpoint.every == 0 and step < steps:
-                checkpoint.save(step, {"state": state, "ident": ident,
-                                       "order_parameter": order_parameter, "snap_x": snap_x,
-                                       "snap_y": snap_y, "snap_theta": snap_theta})
-            bar.update(step)
-        bar.close()
-        return self._dataset(p, control, order_parameter, frame_times, snap_x, snap_y,
-                             snap_theta)
-
-    def _dataset(self, p: dict[str, Any], control: RunControl, order_parameter: np.ndarray,
-                 frame_times: list[int], snap_x: np.ndarray, snap_y: np.ndarray,
-                 snap_theta: np.ndarray) -> xr.Dataset:
-        frame_dims = ("frame", "particle")
-        ds = xr.Dataset(
-            {
-                "order_parameter": ("time", order_parameter, {
-                    "long_name": "polar order parameter v_a = |sum_i e(theta_i)| / N",
-                    "units": "1"}),
-                "x": (frame_dims, snap_x, {"long_name": "particle x position", "units": "length"}),
-                "y": (frame_dims, snap_y, {"long_name": "particle y position", "units": "length"}),
-                "theta": (frame_dims, snap_theta, {"long_name": "heading angle", "units": "rad"}),
-            },
-            coords={
-                "time": ("time", np.arange(control.steps + 1), {
-                    "long_name": "time step", "units": "step"}),
-                "frame": ("frame", np.asarray(frame_times, dtype=np.int64), {
-                    "long_name": "time step of the snapshot", "units": "step"}),
-                "particle": ("particle", np.arange(p["N"]), {
-                    "long_name": "particle index (identity kept across frames)"}),
-            },
-        )
-        attrs: dict[str, Any] = {
-            "title": "Vicsek model simulation",
-            "model": self.name,
-            "reference": self.reference,
-            "parameters": p,
-            **p,
-            **control.as_attrs(),
-            **{name: value for name, (value, _) in self.derived(p).items()},
-            **provenance_attrs(),
-        }
-        ds.attrs = netcdf_attrs(attrs)
-        return ds
+        draw_periodic_arrows(ax, run, frame, float(run.attrs["L"]), trail=trail)
+        title = f"{label} L = {run.attrs['L']:g}, η = {run.attrs['eta']:g}, " \
+                f"t = {run['frame'].values[frame]:g}"
+        ax.set_title(title.strip(), fontsize=9)
