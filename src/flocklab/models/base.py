@@ -123,7 +123,7 @@ class Metric:
 
 @dataclass(frozen=True)
 class CriticalControl:
-    """A control parameter a critical fit may use.
+    r"""A control parameter a critical fit may use.
 
     Parameters
     ----------
