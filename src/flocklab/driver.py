@@ -101,6 +101,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     check_memory(model, p, grid)
     rng = np.random.default_rng(control.seed)
     state = model.initial_state(p, rng)
+    state["_dt"] = grid.dt
     record = RunRecord.allocate(model, p, grid)
     record.store(0, model, state, p)
     if not model.supports_checkpoint:

@@ -420,7 +420,8 @@ class Model:
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """The state at ``t = 0`` as a dict; arrays whose names do not start with ``_``
-        are the checkpointed state."""
+        are the checkpointed state. The driver adds ``state["_dt"]``, the time step, before
+        the first :meth:`step`; the time of global step ``k`` is ``k * state["_dt"]``."""
         raise NotImplementedError
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
