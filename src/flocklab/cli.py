@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{name}: model {study.model}, {runs} runs of {study.time_text()}")
     except ParameterError as error:
         parser.exit(2, f"flocklab: error: {error.message}\n")
-    except (SimulationError, ValueError) as error:
+    except (SimulationError, ValueError, MemoryError) as error:
         parser.exit(1, f"flocklab: error: {error}\n")
     return 0
 

@@ -281,6 +281,9 @@ class TimeGrid:
     def build(cls, control: RunControl, model: Model) -> TimeGrid:
         stepped = model.time_mode == "steps"
         if stepped:
+            if control.t_end is not None:
+                raise ParameterError("t_end", f"'t_end' = {control.t_end!r}: model "
+                                              f"'{model.name}' takes a number of 'steps'")
             if control.dt not in (None, 1, 1.0):
                 raise ParameterError("dt", f"'dt' = {control.dt!r}: model '{model.name}' "
                                            f"takes unit steps (give 'steps', not 'dt')")
