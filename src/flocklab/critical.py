@@ -364,6 +364,8 @@ def bootstrap(samples: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray],
             results.append(np.asarray(statistic(mean, err), float))
         except CriticalFitError:
             continue
+    if not results:
+        return np.empty((0, 0))
     return np.array(results).reshape(len(results), -1)
 
 
@@ -522,9 +524,22 @@ class Collapse:
     quality: float
 
 
+#: Start grid of :func:`collapse`: beta/nu values and multiples of the guessed 1/nu.
+COLLAPSE_BETA_OVER_NU = (0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
+COLLAPSE_INVERSE_NU_FACTORS = (0.5, 0.7, 1.0, 1.4, 2.0)
+COLLAPSE_STARTS = 3
+
+
 def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
              guess: Sequence[float], window: float = 0.3) -> Collapse:
-    """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν) with Nelder–Mead from ``guess``."""
+    """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν).
+
+    :math:`S` is piecewise smooth with local minima (points enter and leave the window),
+    so the quality is first evaluated on a grid at :math:`x_c` = ``guess[0]``
+    (:data:`COLLAPSE_BETA_OVER_NU` and ``guess[1]`` × :data:`COLLAPSE_INVERSE_NU_FACTORS`
+    × ``guess[2]``), and Nelder–Mead runs from the :data:`COLLAPSE_STARTS` best grid
+    points; the best end point is returned.
+    """
     x = np.asarray(x, float)
     sizes = np.asarray(sizes, float)
     v = np.asarray(v, float)
@@ -537,10 +552,13 @@ def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
             return np.inf
         return collapse_quality(params, x, v, err, sizes, window)
 
+    grid = [np.array([guess[0], b, guess[2] * f], float)
+            for b in sorted({float(guess[1]), *COLLAPSE_BETA_OVER_NU})
+            for f in COLLAPSE_INVERSE_NU_FACTORS]
+    values = np.array([objective(start) for start in grid])
     best = None
-    for scale in (1.0, 0.5, 2.0):
-        start = np.array([guess[0], guess[1], guess[2] * scale], float)
-        result = optimize.minimize(objective, start, method="Nelder-Mead",
+    for k in np.argsort(values, kind="stable")[:COLLAPSE_STARTS]:
+        result = optimize.minimize(objective, grid[k], method="Nelder-Mead",
                                    options={"xatol": 1e-4, "fatol": 1e-6, "maxiter": 4000})
         if best is None or result.fun < best.fun:
             best = result
