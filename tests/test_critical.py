@@ -406,7 +406,7 @@ def test_finite_size_stage_finds_the_chi_peaks_of_a_known_scaling_form():
     rng = np.random.default_rng(6)
     summary = _fss_summary(rng)
     fss, document = finite_size_scaling(summary, "eta", "L", collapse_window=0.2,
-                                        resamples=8)
+                                        resamples=4)
     truth = FSS_CRITICAL + PEAK_Z * FSS_SIZES ** (-FSS_INVERSE_NU)
     clean = _scaled_chi(FSS_SIZES, FSS_ETA)
     # chi from pooled moments of n = R x T Gaussian records: relative sd sqrt(2 / (n - 1)).

@@ -531,14 +531,16 @@ COLLAPSE_STARTS = 3
 
 
 def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
-             guess: Sequence[float], window: float = 0.3) -> Collapse:
+             guess: Sequence[float], window: float = 0.3, grid_starts: bool = True
+             ) -> Collapse:
     """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν).
 
     :math:`S` is piecewise smooth with local minima (points enter and leave the window),
     so the quality is first evaluated on a grid at :math:`x_c` = ``guess[0]``
     (:data:`COLLAPSE_BETA_OVER_NU` and ``guess[1]`` × :data:`COLLAPSE_INVERSE_NU_FACTORS`
     × ``guess[2]``), and Nelder–Mead runs from the :data:`COLLAPSE_STARTS` best grid
-    points; the best end point is returned.
+    points; the best end point is returned. With ``grid_starts=False`` Nelder–Mead runs
+    from ``guess`` alone (for bootstrap resamples started at the original optimum).
     """
     x = np.asarray(x, float)
     sizes = np.asarray(sizes, float)
@@ -552,13 +554,16 @@ def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
             return np.inf
         return collapse_quality(params, x, v, err, sizes, window)
 
-    grid = [np.array([guess[0], b, guess[2] * f], float)
-            for b in sorted({float(guess[1]), *COLLAPSE_BETA_OVER_NU})
-            for f in COLLAPSE_INVERSE_NU_FACTORS]
-    values = np.array([objective(start) for start in grid])
+    starts = [np.asarray(guess, float)]
+    if grid_starts:
+        grid = [np.array([guess[0], b, guess[2] * f], float)
+                for b in sorted({float(guess[1]), *COLLAPSE_BETA_OVER_NU})
+                for f in COLLAPSE_INVERSE_NU_FACTORS]
+        values = np.array([objective(start) for start in grid])
+        starts = [grid[k] for k in np.argsort(values, kind="stable")[:COLLAPSE_STARTS]]
     best = None
-    for k in np.argsort(values, kind="stable")[:COLLAPSE_STARTS]:
-        result = optimize.minimize(objective, grid[k], method="Nelder-Mead",
+    for start in starts:
+        result = optimize.minimize(objective, start, method="Nelder-Mead",
                                    options={"xatol": 1e-4, "fatol": 1e-6, "maxiter": 4000})
         if best is None or result.fun < best.fun:
             best = result

@@ -690,7 +690,8 @@ def _collapse_bootstrap(x, m1, lengths, best, window, resamples, rng, err) -> np
         spread = drawn.std(axis=2, ddof=1) / np.sqrt(n_seeds)
         try:
             result = crit.collapse(x, mean, np.where(spread > 0, spread, err), lengths,
-                                   [best.critical, best.beta_over_nu, best.inverse_nu], window)
+                                   [best.critical, best.beta_over_nu, best.inverse_nu], window,
+                                   grid_starts=False)
         except crit.CriticalFitError:
             continue
         values.append([result.critical, result.beta_over_nu, result.inverse_nu])
