@@ -442,3 +442,27 @@ def test_finite_size_scaling_needs_the_size_parameter(tmp_path):
             tmp_path / "fss.nc", tmp_path / "fss.json", seed=0)
     document = _strict_json((tmp_path / "fss.json").read_text())
     assert document["eta_c_chi"][0]["ci"] == [None, None]
+
+
+def test_figures_take_control_and_observable_from_the_declarations():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from flocklab import plotting
+
+    rng = np.random.default_rng(14)
+    summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=2)
+    fss, _ = finite_size_scaling(summary, "eta", "L", collapse_window=0.2, resamples=2)
+    (axis,) = plotting.collapse_figure(summary, fss).axes
+    assert r"\eta_c" in axis.get_xlabel() and "v_a" in axis.get_ylabel()
+    (axis,) = plotting.fss_critical_figure(summary, fss).axes
+    assert axis.get_ylabel() == r"$\eta_c(L)$"
+    foreign, _ = _foreign_summary(rng)
+    critical, _ = fit_critical_summary(foreign, "noise", {}, resamples=0,
+                                       observable="polarisation", side="below",
+                                       exponent="beta")
+    foreign["replicate_polarisation"] = foreign["polarisation_mean"].mean("seed")
+    foreign["replicate_polarisation_err"] = foreign["polarisation_mean"].std("seed")
+    (axis,) = plotting.critical_loglog_figure(foreign, critical).axes
+    assert "noise_c - noise" in axis.get_xlabel() and "polarisation" in axis.get_ylabel()
+    matplotlib.pyplot.close("all")
