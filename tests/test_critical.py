@@ -70,6 +70,13 @@ def test_fit_recovers_critical_point_and_exponent():
     assert abs(fit.exponent - TRUE_BETA) < 5 * fit.exponent_err
     assert fit.window[1] < fit.critical
     assert fit.n_points >= 4
+    # nothing assumes the observable's range: a rescaled observable gives the same fit
+    for scale in (0.01, 100.0):
+        scaled = crit.fit_power_law(ETA, scale * samples.mean(1),
+                                    scale * samples.std(1, ddof=1) / np.sqrt(8))
+        assert scaled.critical == pytest.approx(fit.critical, rel=1e-6)
+        assert scaled.exponent == pytest.approx(fit.exponent, rel=1e-5)
+        assert scaled.amplitude == pytest.approx(scale * fit.amplitude, rel=1e-5)
 
 
 def test_density_side_fit():

@@ -129,16 +129,19 @@ def _steepest_descent(x: np.ndarray, v: np.ndarray, side: str) -> float:
     return 0.5 * (x[k] + x[k + 1])
 
 
-def _check_transition(x: np.ndarray, v: np.ndarray, side: str) -> None:
+def _check_transition(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str) -> None:
+    """The observable must fall from its ordered end to below half of it, by more than
+    3 standard errors (a scale-free test: no assumption on the observable's range)."""
     if x.size < MIN_WINDOW_POINTS + 1:
         raise CriticalFitError(f"need at least {MIN_WINDOW_POINTS + 1} points, got {x.size}")
-    ordered = v[0] if side == "below" else v[-1]
-    disordered = v[-1] if side == "below" else v[0]
-    if not (disordered < 0.5 * ordered and v.max() > 0.2):
+    ends = (0, -1) if side == "below" else (-1, 0)
+    ordered, disordered = v[ends[0]], v[ends[1]]
+    drop_err = np.hypot(err[ends[0]], err[ends[1]])
+    if not (disordered < 0.5 * ordered and ordered - disordered > 3 * drop_err):
         raise CriticalFitError(
-            f"no transition in the range: the order parameter goes from {v[0]:.3g} to "
+            f"no transition in the range: the observable goes from {v[0]:.3g} to "
             f"{v[-1]:.3g} over [{x[0]:g}, {x[-1]:g}] (needs to fall below half its ordered "
-            f"value)")
+            f"value, by more than 3 standard errors)")
 
 
 def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
@@ -190,7 +193,7 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     finite = np.isfinite(x) & np.isfinite(v) & np.isfinite(err)
     order = np.flatnonzero(finite)[np.argsort(x[finite])]
     x, v, err = x[order], v[order], err[order]
-    _check_transition(x, v, side)
+    _check_transition(x, v, err, side)
 
     critical = _steepest_descent(x, v, side)
     used = np.zeros(x.size, bool)
