@@ -248,6 +248,10 @@ def test_fit_on_a_foreign_summary_computes_the_replicate_means(dim):
     assert document["noise_c"]["value"] == pytest.approx(direct.critical, rel=1e-7)
     assert document["beta"]["value"] == pytest.approx(direct.exponent, rel=1e-7)
     assert abs(direct.exponent - TRUE_BETA) < 5 * direct.exponent_err
+    # a model of a package that is not installed: treated as foreign, side still needed
+    summary.attrs["model"] = "another_simulator"
+    with pytest.raises(ParameterError, match="not registered"):
+        fit_critical_summary(summary, "noise", {}, observable="polarisation")
 
 
 def test_cli_fits_a_foreign_summary_and_writes_strict_json(tmp_path):

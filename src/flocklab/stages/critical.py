@@ -78,8 +78,15 @@ SCAN_RULE = ("reduced_max = (0.5, 0.707, 1, 1.414, 2) x the reduced_max used (ha
 
 
 def _summary_model(summary: xr.Dataset):
+    """The registered model the summary names, or None (no ``model`` attribute, or a model
+    of another package that is not installed: the summary is then treated as foreign)."""
     name = summary.attrs.get("model")
-    return get_model(str(name)) if name else None
+    if not name or name == "none":
+        return None
+    try:
+        return get_model(str(name))
+    except ParameterError:
+        return None
 
 
 def control_declaration(summary: xr.Dataset, key: str, side: str | None = None,
@@ -87,38 +94,35 @@ def control_declaration(summary: xr.Dataset, key: str, side: str | None = None,
                         ) -> CriticalControl:
     """The critical control ``key`` of the summary's model.
 
-    With a ``model`` attribute the model's declaration is used (``side`` and ``exponent``,
-    if given, must agree with it). Without one (a summary from another simulator) the
-    control is the coordinate ``key``, on the given ``side`` with exponent ``exponent``
-    (default ``"exponent"``).
+    With a registered ``model`` attribute the model's declaration is used (``side`` and
+    ``exponent``, if given, must agree with it). Without one (a summary from another
+    simulator) the control is the coordinate ``key``, on the given ``side`` with exponent
+    ``exponent`` (default ``"exponent"``).
 
     Raises
     ------
     ParameterError
-        Unknown control, disagreeing side or exponent, or no model and no side.
+        A control the model does not declare, a disagreeing side or exponent, or no
+        registered model and no side (when ``need_side``).
     """
     if side is not None and side not in ("below", "above"):
         raise ParameterError("side", f"side must be 'below' or 'above', got {side!r}")
-    name = summary.attrs.get("model")
-    if name:
-        try:
-            declared = get_model(str(name)).critical_control(key)
-        except ParameterError:
-            if side is None:
-                raise
-            declared = None   # a foreign model name: the caller's declaration applies
-        if declared is not None:
-            for option, given, value in (("side", side, declared.ordered_side),
-                                         ("exponent", exponent, declared.exponent)):
-                if given is not None and given != value:
-                    raise ParameterError(option, f"model '{name}' declares {option} "
-                                                 f"'{value}' for control '{key}', not "
-                                                 f"'{given}'")
-            return declared
+    model = _summary_model(summary)
+    if model is not None:
+        declared = model.critical_control(key)
+        for option, given, value in (("side", side, declared.ordered_side),
+                                     ("exponent", exponent, declared.exponent)):
+            if given is not None and given != value:
+                raise ParameterError(option, f"model '{model.name}' declares {option} "
+                                             f"'{value}' for control '{key}', not '{given}'")
+        return declared
     if side is None and need_side:
-        raise ParameterError("side", "the summary names no model: give the ordered side "
-                                     "(--side below|above) and the exponent's name "
-                                     "(--exponent NAME)")
+        named = summary.attrs.get("model")
+        which = (f"names model '{named}', which is not registered" if named and named != "none"
+                 else "names no model")
+        raise ParameterError("side", f"the summary {which}: give the ordered side "
+                                     f"(--side below|above) and the exponent's name "
+                                     f"(--exponent NAME)")
     return CriticalControl(key, key, side or "below", exponent or "exponent", key)
 
 
@@ -129,10 +133,10 @@ def observable_name(summary: xr.Dataset, observable: str | None = None) -> str:
 
 def observable_symbol(summary: xr.Dataset, observable: str) -> str:
     """LaTeX symbol of the observable from the model's declaration (its name otherwise)."""
+    model = _summary_model(summary)
     try:
-        model = _summary_model(summary)
         symbol = model.observable(observable).symbol if model is not None else ""
-    except (ParameterError, KeyError, ValueError):
+    except (KeyError, ValueError):
         symbol = ""
     return symbol or rf"\mathrm{{{observable}}}".replace("_", r"\_")
 
