@@ -440,15 +440,15 @@ def test_finite_size_stage_finds_the_chi_peaks_of_a_known_scaling_form():
 
 def test_finite_size_scaling_needs_the_size_parameter(tmp_path):
     rng = np.random.default_rng(13)
-    summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=1)
+    summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=2)
     no_n = summary.swap_dims({"N": "L"}).drop_vars("N")
     with pytest.raises(crit.CriticalFitError, match="size parameter 'N'"):
         finite_size_scaling(no_n, "eta", "L", resamples=2)
     fixed = no_n.assign_attrs(fixed_parameters=json.dumps({"N": 400}))
     finite_size_scaling(fixed, "eta", "L", resamples=2)
-    # one replicate: bootstrap intervals are undefined and written as null
+    # one replicate: no bootstrap (so N is not needed); intervals undefined, written as null
     path = tmp_path / "summary.nc"
-    summary.to_netcdf(path)
+    no_n.isel(replicate=[0]).to_netcdf(path)
     run_fss(path, {"control": "eta", "size": "L", "collapse_window": 0.2, "bootstrap": 2},
             tmp_path / "fss.nc", tmp_path / "fss.json", seed=0)
     document = _strict_json((tmp_path / "fss.json").read_text())

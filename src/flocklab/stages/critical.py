@@ -511,7 +511,9 @@ def _fss_data(summary: xr.Dataset, coordinate: str, size: str, observable: str
         "binder_err": data["replicate_binder_cumulant_err"].values,
         "m1": data[f"{p}_mean"].transpose(*per_run).values,
         "m2": data[f"{p}_m2"].transpose(*per_run).values,
-        "n_particles": size_parameter_values(data, mean),
+        # N enters only the bootstrap of chi, which needs two replicates or more
+        "n_particles": (size_parameter_values(data, mean)
+                        if data.sizes[replicate_dim] >= 2 else None),
         "histogram": histogram,
     }
 
