@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import flocklab
-from flocklab.io import write_netcdf
-from flocklab.io import atomic_output, open_dataset
+from flocklab.io import atomic_output, open_dataset, write_netcdf
 from flocklab.kernels import vicsek as kernels
 from flocklab.kernels.vicsek import reference_step, vicsek_step
 from flocklab.models import RunControl, SimulationError, get_model

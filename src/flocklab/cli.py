@@ -125,11 +125,26 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
                               f"time_to_order (default {ORDER_THRESHOLD})")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
-    fit = commands.add_parser("fit", help="critical value and exponent from a summary.nc")
-    fit.add_argument("summary", help="a study's summary.nc")
-    fit.add_argument("--control", choices=["eta", "rho"], required=True,
-                     help="eta: v_a ~ ((eta_c - eta)/eta_c)^beta; "
-                          "rho: v_a ~ ((rho - rho_c)/rho_c)^delta")
+    fit = commands.add_parser(
+        "fit", help="critical value and exponent from a summary.nc",
+        description="Fit P = A s^e, s the reduced distance from the critical value, on the "
+                    "ordered side. A summary written by flocklab names its model, which "
+                    "declares the controls; any other summary needs per-replicate <P>_mean "
+                    "(and <P>_sem) on (control, replicate or seed), --side and --exponent.")
+    fit.add_argument("summary", help="a study's summary.nc, or any netCDF file with "
+                                     "per-replicate <P>_mean and <P>_sem")
+    fit.add_argument("--control", required=True, metavar="KEY",
+                     help="a critical control the summary's model declares (e.g. eta, rho "
+                          "for vicsek); without a model attribute, the coordinate's name")
+    fit.add_argument("--observable", default=None, metavar="NAME",
+                     help="observable P (default: the summary's primary_observable, else "
+                          "order_parameter)")
+    fit.add_argument("--side", choices=["below", "above"], default=None,
+                     help="ordered side of the critical value (required when the summary "
+                          "names no model; else must agree with the model)")
+    fit.add_argument("--exponent", default=None, metavar="NAME",
+                     help="name of the exponent in the output (default: the model's, else "
+                          "'exponent')")
     fit.add_argument("--select", action="append", default=[], metavar="DIM=VALUE",
                      help="fix another swept dimension, e.g. --select N=400 (repeatable)")
     fit.add_argument("--reduced-min", type=float, default=0.02,
@@ -181,9 +196,12 @@ def _fit(args: argparse.Namespace) -> None:
         select[name] = yaml.safe_load(value)
     if not 0 <= args.reduced_min < args.reduced_max:
         raise ParameterError("reduced_min", "need 0 <= --reduced-min < --reduced-max")
+    if args.bootstrap < 0:
+        raise ParameterError("bootstrap", "'--bootstrap' must be >= 0")
     ds, document = fit_critical_summary(open_dataset(args.summary), args.control, select,
                                         args.reduced_min, args.reduced_max, args.bootstrap,
-                                        args.seed)
+                                        args.seed, observable=args.observable,
+                                        side=args.side, exponent=args.exponent)
     write_json(document, args.out)
     if args.out_nc:
         write_netcdf(ds, args.out_nc)
