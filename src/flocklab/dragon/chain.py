@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
+from flocklab.dragon.compiled import chain_kernel, segment_table
 from flocklab.paths import Path, Spiral
 
 FloatArray = NDArray[np.float64]
@@ -194,8 +195,9 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
     """Arc lengths of all handles, shape ``s_head.shape + (len(spacings) + 1,)``.
 
     Handle 0 is at ``s_head``; handle ``i + 1`` follows handle ``i`` at chord ``spacings[i]``.
-    A single in-spiral is solved in the polar angle (:func:`follow_spiral_theta`, compiled),
-    any other path by :func:`follow`.
+    A single in-spiral is solved in the polar angle (:func:`follow_spiral_theta`, compiled);
+    spiral/arc/line composites by the compiled twin of :func:`follow`
+    (:mod:`flocklab.dragon.compiled`); any other path by :func:`follow`.
     """
     s_head = np.asarray(s_head, dtype=float)
     flat = s_head.reshape(-1)
@@ -204,6 +206,10 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
     out[:, 0] = flat
     if _is_in_spiral(path):
         out[:, 1:] = path.arc_length_at(_spiral_thetas(path, flat, spacings)[:, 1:])
+    elif (table := segment_table(path)) is not None:
+        out = chain_kernel(flat, spacings, *table, CHORD_TOL)
+        if np.any(np.isnan(out)):
+            raise ValueError("a handle has no point behind it at its chord distance")
     else:
         s = flat
         for i, d in enumerate(spacings):
