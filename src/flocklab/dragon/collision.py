@@ -245,13 +245,22 @@ class _LeadGap:
         return np.minimum(np.where(s >= self.s_start, g0, np.inf), g1)
 
 
-def _first_nonpositive(s: FloatArray, g: FloatArray, gap: _LeadGap, lipschitz: float,
+def _local_lipschitz(s: FloatArray, g: FloatArray) -> FloatArray:
+    """Per-interval slope bound: ``LIPSCHITZ_SAFETY`` x the largest slope within 2 intervals."""
+    slope = np.abs(np.diff(g)) / np.diff(s)
+    padded = np.pad(slope, 2, mode="edge")
+    window = np.max(np.stack([padded[k : k + slope.size] for k in range(5)]), axis=0)
+    return np.maximum(LIPSCHITZ_FLOOR, LIPSCHITZ_SAFETY * window)
+
+
+def _first_nonpositive(s: FloatArray, g: FloatArray, gap: _LeadGap,
                        min_step: float) -> tuple[float, float] | None:
     """Bracket (s_lo, s_hi) of the first zero of G on the grid ``s``, refining doubtful steps.
 
     An interval before the first non-positive sample is doubtful when
-    ``g_k + g_k+1 <= L h`` (G could dip to zero inside); doubtful intervals longer than
-    ``min_step`` get 7 interior samples, until none is left.
+    ``g_k + g_k+1 <= L_k h_k`` (G could dip to zero inside), with ``L_k`` the local slope
+    bound of :func:`_local_lipschitz`; doubtful intervals longer than ``min_step`` get 7
+    interior samples, until none is left.
     """
     while True:
         bad = np.nonzero(g <= 0)[0]
@@ -259,7 +268,8 @@ def _first_nonpositive(s: FloatArray, g: FloatArray, gap: _LeadGap, lipschitz: f
         if stop == 0:
             return float(s[0]), float(s[0])
         h = np.diff(s[:stop])
-        doubt = np.nonzero((g[: stop - 1] + g[1:stop] <= lipschitz * h) & (h > min_step))[0]
+        bound = _local_lipschitz(s[:stop], g[:stop]) * h if stop > 1 else h
+        doubt = np.nonzero((g[: stop - 1] + g[1:stop] <= bound) & (h > min_step))[0]
         if doubt.size == 0:
             return (float(s[stop - 1]), float(s[stop])) if bad.size else None
         fine = (s[doubt, None] + h[doubt, None] * np.linspace(0, 1, 9)[1:-1]).ravel()
@@ -284,34 +294,27 @@ def _refine_root(gap: _LeadGap, lo: float, hi: float, xtol: float) -> float:
 
 #: Safety factor on the largest slope of G seen on the scan grid, and its floor (m/m).
 LIPSCHITZ_SAFETY = 4.0
-LIPSCHITZ_FLOOR = 0.05
-
-
-def _max_slope(s: FloatArray, g: FloatArray, mask: NDArray[np.bool_]) -> float:
-    s, g = s[mask], g[mask]
-    return float(np.max(np.abs(np.diff(g)) / np.diff(s), initial=0.0))
+LIPSCHITZ_FLOOR = 1e-3
 
 
 def first_contact(path: Path, s_start: float, s_end: float, geometry: BenchGeometry,
-                  step: float = 0.1, xtol: float = 1e-9) -> ContactSearch:
+                  step: float = 0.1, xtol: float = 1e-9, min_step: float = 1e-6) -> ContactSearch:
     r"""First head position in ``[s_start, s_end]`` at which two benches touch.
 
     The lead pairs are scanned on a grid of ``step`` (m of head arc); bench 1's scan starts
     early enough for bench 1 to pass every position the last handles hold at ``s_start``.
-    A grid interval is accepted as contact-free when :math:`G_k + G_{k+1} > L h`, with
-    :math:`L` four times the largest slope of :math:`G` seen on the grid (at least 0.05); other
-    intervals are subdivided until they pass or shrink below ``xtol``. The first zero is then
-    located by multisection to ``xtol`` (m).
+    A grid interval is accepted as contact-free when :math:`G_k + G_{k+1} > L_k h`, with
+    :math:`L_k` four times the largest slope of :math:`G` seen within two grid intervals
+    (at least 1e-3): G is smooth on the scale of a bench, far above ``step``; other
+    intervals are subdivided until they pass or shrink below ``min_step`` (a dip of G below
+    zero narrower than that, i.e. shallower than about :math:`L\,` ``min_step`` / 2, could
+    pass unseen). The first zero is then located by multisection to ``xtol`` (m).
     """
     first_state = solve_chain(path, np.array([s_start]), geometry.spacings)[0]
     reach = first_state[1] - first_state[-1] + 2 * geometry.spacings.max()
     s = np.unique(np.concatenate([np.arange(s_start - reach, s_end, step), [s_start, s_end]]))
     gap = _LeadGap(path, geometry, s_start)
-    g0, g1 = lead_separation(path, s, geometry)
-    gap.evaluations += s.size
-    g = np.minimum(np.where(s >= s_start, g0, np.inf), g1)
-    lipschitz = max(LIPSCHITZ_FLOOR, LIPSCHITZ_SAFETY * max(_max_slope(s, g0, s >= s_start),
-                                                             _max_slope(s, g1, s == s)))
-    bracket = _first_nonpositive(s, g, gap, lipschitz, xtol)
+    g = gap(s)
+    bracket = _first_nonpositive(s, g, gap, min_step)
     s_contact = None if bracket is None else _refine_root(gap, *bracket, xtol)
     return ContactSearch(s_contact, float(g.min()), float(s[0]), float(s_end), gap.evaluations)

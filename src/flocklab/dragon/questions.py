@@ -144,8 +144,8 @@ def contact_radius(pitch: float, r_start: float = 8.8, r_end: float = 0.0, step:
     return float(spiral.b * spiral.theta(search.s_contact))
 
 
-def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float = 0.30,
-                 p_high: float = 0.60, grid_step: float = 0.01, tol: float = 1e-7,
+def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float = 0.40,
+                 p_high: float = 0.56, grid_step: float = 0.02, tol: float = 1e-6,
                  step: float = 0.1, geometry: BenchGeometry | None = None) -> dict:
     r"""Q3: smallest pitch whose head reaches radius ``turn_diameter / 2`` with no contact.
 
@@ -173,7 +173,7 @@ def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float 
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if free(mid) else (mid, hi)
-    check = np.linspace(hi, hi + grid_step, 11)
+    check = np.linspace(hi, hi + grid_step, 6)
     check_flags = [free(p) for p in check]
     return {"min_pitch": hi, "bracket": (lo, hi), "grid": grid, "grid_free": flags,
             "neighbourhood": check, "neighbourhood_free": np.array(check_flags),
