@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
-from flocklab.dragon.compiled import chain_kernel, segment_table
+from flocklab.dragon.compiled import chain_kernel, frames_kernel, segment_table
 from flocklab.paths import Path, Spiral
 
 FloatArray = NDArray[np.float64]
@@ -218,6 +218,16 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
     return out.reshape((*s_head.shape, spacings.size + 1))
 
 
+def path_frames(path: Path, s: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """``path.frame(s)``, through the compiled kernel for spiral/arc/line paths."""
+    s = np.asarray(s, dtype=float)
+    table = segment_table(path)
+    if table is None:
+        return path.frame(s)
+    xy, tangent = frames_kernel(s.reshape(-1), *table)
+    return xy.reshape((*s.shape, 2)), tangent.reshape((*s.shape, 2))
+
+
 def chain_positions(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArray:
     """Handle positions, shape ``s_head.shape + (H, 2)`` (no arc-length round trip on spirals)."""
     s_head = np.asarray(s_head, dtype=float)
@@ -274,5 +284,5 @@ def chain_state(path: Path, s_head: ArrayLike, spacings: ArrayLike,
                 head_speed: float = 1.0) -> ChainState:
     """Positions, tangents and speeds of all handles for head arc lengths ``s_head``."""
     s = solve_chain(path, s_head, spacings)
-    xy, tangent = path.frame(s)
+    xy, tangent = path_frames(path, s)
     return ChainState(s, xy, tangent, head_speed * speed_ratios(xy, tangent))

@@ -49,11 +49,13 @@ def _spiral_theta(f: float, b: float) -> float:
     sign = 1.0 if f >= 0 else -1.0
     f = abs(f)
     theta = math.sqrt(2.0 * f / b)
+    if theta > 2.0:  # F = (b/2)(theta^2 + ln(2 theta) + 1/2) + O(theta^-2): start closer
+        theta = math.sqrt(max(2.0 * f / b - math.log(2.0 * theta) - 0.5, 1.0))
     for _ in range(60):
         value = 0.5 * b * (theta * math.sqrt(1.0 + theta * theta) + math.asinh(theta))
         step = (value - f) / (b * math.sqrt(1.0 + theta * theta))
         theta -= step
-        if abs(step) <= 1e-15 * max(theta, 1.0):
+        if abs(step) <= 1e-15 * max(abs(theta), 1.0):
             break
     return sign * theta
 

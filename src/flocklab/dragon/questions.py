@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from flocklab.dragon.chain import ChainState, chain_state, solve_chain, speed_ratios
+from flocklab.dragon.chain import ChainState, chain_state, path_frames, solve_chain, speed_ratios
 from flocklab.dragon.collision import first_contact, touching_pairs
 from flocklab.dragon.geometry import BenchGeometry
 from flocklab.parameters import ParameterError
@@ -242,7 +242,7 @@ def q4_turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float =
 
 def _max_ratio(path: Turnaround, s_head: FloatArray, geometry: BenchGeometry):
     s = solve_chain(path.path, s_head, geometry.spacings)
-    xy, tangent = path.path.frame(s)
+    xy, tangent = path_frames(path.path, s)
     ratios = speed_ratios(xy, tangent)
     return ratios.max(axis=-1), ratios.argmax(axis=-1)
 
@@ -263,7 +263,7 @@ def _zoom(path: Turnaround, centre: float, width: float, geometry: BenchGeometry
 
 def q5_max_speed(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.0,
                  limit: float = 2.0, t_start: float = -200.0, t_end: float | None = None,
-                 step: float = 0.05, n_peaks: int = 5, xtol: float = 1e-9,
+                 step: float = 0.1, n_peaks: int = 8, xtol: float = 1e-9,
                  geometry: BenchGeometry | None = None) -> dict:
     r"""Q5: the largest constant head speed with every handle at or below ``limit``.
 
@@ -272,6 +272,9 @@ def q5_max_speed(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 
     head positions from ``t_start`` to ``t_end`` seconds of 1 m/s travel after the entry
     (default: until the tail has left the S-curve plus 100 m) on a grid of ``step`` m, over
     all handles; the ``n_peaks`` best local maxima are refined to ``xtol`` m.
+    ``binding_handles`` lists every handle within 1e-9 (relative) of the peak ratio (handles
+    sharing one arc move at the same speed) and ``binding_segments`` their path segments
+    (0 in-spiral, 1 first arc, 2 second arc, 3 out-spiral).
     """
     geometry = geometry or BenchGeometry()
     path = turnaround(pitch, turn_diameter, ratio, geometry)
@@ -285,6 +288,10 @@ def q5_max_speed(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 
     best = max((_zoom(path, float(s[k]), step, geometry, xtol) for k in peaks),
                key=lambda r: r[1])
     s_best, ratio_best, handle = best
+    state = chain_state(path.path, np.array([s_best]), geometry.spacings)
+    binding = np.nonzero(state.speed[0] >= ratio_best * (1 - 1e-9))[0]
+    segments = path.path.segment_index(state.s[0, binding])
     return {"max_head_speed": limit / ratio_best, "max_ratio": ratio_best,
-            "binding_handle": handle, "time": s_best - path.s_enter,
+            "binding_handle": handle, "binding_handles": binding.tolist(),
+            "binding_segments": segments.tolist(), "time": s_best - path.s_enter,
             "grid_max_ratio": float(value.max()), "scan": (float(s[0]), float(s[-1]), step)}

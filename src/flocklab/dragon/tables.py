@@ -104,8 +104,10 @@ def to_csv(table: Table, decimals: int = DECIMALS) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([table.corner, *table.columns])
-    for label, row in zip(table.rows, table.values, strict=True):
-        writer.writerow([label, *(f"{round(v, decimals) + 0.0:.{decimals}f}" for v in row)])
+    values = np.round(table.values, decimals) + 0.0  # no "-0.000000"
+    form = f"{{:.{decimals}f}}".format
+    for label, row in zip(table.rows, values.tolist(), strict=True):
+        writer.writerow([label, *map(form, row)])
     return buffer.getvalue()
 
 
