@@ -171,6 +171,33 @@ def _lead_gap_kernel(xy: FloatArray, half_lengths: FloatArray, w: float):
     return g0, g1
 
 
+@njit(cache=True)
+def _all_pairs_min_kernel(xy: FloatArray, half_lengths: FloatArray, w: float) -> float:
+    """Minimum pair gap over all non-adjacent boards at one instant, ``xy`` (H, 2)."""
+    n_b = xy.shape[0] - 1
+    c, u = np.empty((n_b, 2)), np.empty((n_b, 2))
+    for b in range(n_b):
+        ex, ey = xy[b, 0] - xy[b + 1, 0], xy[b, 1] - xy[b + 1, 1]
+        norm = np.sqrt(ex * ex + ey * ey)
+        u[b, 0], u[b, 1] = ex / norm, ey / norm
+        c[b, 0] = 0.5 * (xy[b, 0] + xy[b + 1, 0])
+        c[b, 1] = 0.5 * (xy[b, 1] + xy[b + 1, 1])
+    best = np.inf
+    for j in range(n_b):
+        for k in range(j + 2, n_b):
+            best = min(best, _pair_gap(c, u, half_lengths, w, j, k))
+    return best
+
+
+def min_clearance(xy: ArrayLike, geometry: BenchGeometry) -> float:
+    """Smallest signed separation over all non-adjacent board pairs at one instant (m).
+
+    Exact (separating axes) wherever it is below ``BROAD_PHASE_MARGIN``; ``xy`` is (H, 2).
+    """
+    xy = np.ascontiguousarray(xy, dtype=float)
+    return float(_all_pairs_min_kernel(xy, geometry.half_lengths, 0.5 * geometry.width))
+
+
 def lead_separation(path: Path, s_head: ArrayLike, geometry: BenchGeometry,
                     chunk: int = 4096) -> tuple[FloatArray, FloatArray]:
     r"""Minimum signed separation of the head bench and of bench 1 with the others.
