@@ -41,6 +41,7 @@ class Table:
     columns: list[str]
     rows: list[str]
     values: NDArray[np.float64]
+    name: str = ""
 
 
 def _time_label(t: float) -> str:
@@ -55,7 +56,8 @@ def position_table(times: ArrayLike, xy: ArrayLike, handles: Sequence[int] | Non
     handles = list(range(xy.shape[1])) if handles is None else list(handles)
     rows = [f"{labels[h]}{axis} (m)" for h in handles for axis in "xy"]
     values = np.transpose(xy[:, handles, :], (1, 2, 0)).reshape(2 * len(handles), -1)
-    return Table(title, "", [_time_label(t) for t in np.asarray(times)], rows, values)
+    return Table(title, "", [_time_label(t) for t in np.asarray(times)], rows, values,
+                 "positions")
 
 
 def speed_table(times: ArrayLike, speed: ArrayLike, handles: Sequence[int] | None = None,
@@ -66,7 +68,7 @@ def speed_table(times: ArrayLike, speed: ArrayLike, handles: Sequence[int] | Non
     handles = list(range(speed.shape[1])) if handles is None else list(handles)
     rows = [f"{labels[h]} (m/s)" for h in handles]
     return Table(title, "", [_time_label(t) for t in np.asarray(times)], rows,
-                 speed[:, handles].T.copy())
+                 speed[:, handles].T.copy(), "speeds")
 
 
 def state_table(xy: ArrayLike, speed: ArrayLike, title: str = "result2") -> Table:
@@ -140,7 +142,9 @@ def _write_xlsx(tables: Sequence[Table], path: Path, decimals: int) -> None:
 
 def write_tables(tables: Sequence[Table], stem: str | os.PathLike, csv_files: bool = True,
                  xlsx: bool = True, decimals: int = DECIMALS) -> list[Path]:
-    """Write ``<stem>_<k>.csv`` per table and ``<stem>.xlsx`` (one sheet per table).
+    """Write ``<stem>_<name>.csv`` per table and ``<stem>.xlsx`` (one sheet per table).
+
+    A single table goes to ``<stem>.csv``; tables without a name are numbered.
 
     Returns the written paths. Without openpyxl the workbook is skipped with a message on
     stderr naming the extra to install; the CSV files are still written.
@@ -149,8 +153,8 @@ def write_tables(tables: Sequence[Table], stem: str | os.PathLike, csv_files: bo
     written: list[Path] = []
     if csv_files:
         for k, table in enumerate(tables):
-            target = stem.with_name(f"{stem.name}_{k + 1}.csv" if len(tables) > 1
-                                    else f"{stem.name}.csv")
+            suffix = f"_{table.name or k + 1}" if len(tables) > 1 else ""
+            target = stem.with_name(f"{stem.name}{suffix}.csv")
             text = to_csv(table, decimals)
             _atomic_write(target, lambda tmp, text=text: Path(tmp).write_text(text, "utf-8"))
             written.append(target)
