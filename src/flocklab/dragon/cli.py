@@ -128,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
         sub.add_argument("--pitch", type=float, default=pitch, help="spiral pitch (m)")
         sub.add_argument("--out", help="output file (.nc or .json)")
-        sub.add_argument("--csv", metavar="STEM", help="contest tables as STEM_positions.csv, STEM_speeds.csv")
+        sub.add_argument("--csv", metavar="STEM",
+                         help="contest tables as STEM_positions.csv, STEM_speeds.csv")
         sub.add_argument("--xlsx", metavar="STEM", help="contest tables as STEM.xlsx")
         return sub
 
