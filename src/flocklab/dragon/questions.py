@@ -145,7 +145,7 @@ def contact_radius(pitch: float, r_start: float = 8.8, r_end: float = 0.0, step:
 
 
 def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float = 0.40,
-                 p_high: float = 0.56, grid_step: float = 0.02, tol: float = 1e-6,
+                 p_high: float = 0.56, grid_step: float = 0.02, tol: float = 1e-8,
                  step: float = 0.1, geometry: BenchGeometry | None = None) -> dict:
     r"""Q3: smallest pitch whose head reaches radius ``turn_diameter / 2`` with no contact.
 
