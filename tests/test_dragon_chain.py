@@ -13,6 +13,7 @@ from flocklab.dragon.collision import (
     all_pairs,
     all_pairs_separation,
     bench_rectangles,
+    first_contact,
     lead_separation,
     separation,
 )
@@ -21,6 +22,7 @@ from flocklab.dragon.questions import (
     contact_radius,
     q1_spiral,
     q2_collision,
+    q3_min_pitch,
     q4_turnaround,
     q5_max_speed,
     s_curve_length_vs_ratio,
@@ -235,6 +237,8 @@ def test_q5_peak_ratio_is_a_local_maximum_and_scale_free() -> None:
         ("start_turn", lambda: q1_spiral(start_turn=-1.0)),
         ("t_end", lambda: q1_spiral(t_end=5000.0)),
         ("turn_diameter", lambda: q4_turnaround(turn_diameter=2.0)),
+        ("turn_diameter", lambda: q4_turnaround(turn_diameter=3.0)),
+        ("turn_diameter", lambda: q5_max_speed(pitch=0.3, turn_diameter=4.0)),
         ("ratio", lambda: q4_turnaround(ratio=0.0)),
         ("ratio", lambda: q5_max_speed(ratio=-1.0)),
         ("head_speed", lambda: q1_spiral(head_speed=0.0)),
@@ -254,3 +258,26 @@ def test_turnaround_path_with_non_default_turn_radius_is_tangent_continuous() ->
                                    atol=1e-8)
     assert np.linalg.norm(turn.path.position(turn.s_enter)) == pytest.approx(5.0)
     assert TWO_PI > 0
+
+
+@pytest.mark.slow
+def test_q3_answer_is_free_and_just_below_collides_before_the_circle() -> None:
+    q3 = q3_min_pitch()
+    lo, hi = q3["bracket"]
+    assert hi - lo <= 1e-8
+    assert contact_radius(hi, r_end=4.5) is None
+    assert contact_radius(lo, r_end=4.5) > 4.5
+    assert all(q3["neighbourhood_free"]) and all(q3["grid_free"][q3["grid"] > hi])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pitch", [0.45, 0.47])
+def test_first_contact_matches_a_brute_force_scan(pitch: float) -> None:
+    """The certified scan finds the same first contact as a 2 mm scan of all lead pairs."""
+    spiral = Spiral(pitch, 8.8 * TWO_PI / pitch, 0.0)
+    s_end = float(spiral.arc_length_at(3.0 * TWO_PI / pitch))
+    found = first_contact(spiral, 0.0, s_end, GEOMETRY).s_contact
+    s = np.arange(found - 60.0, found + 0.01, 0.002)
+    g0, g1 = lead_separation(spiral, s, GEOMETRY)
+    brute = s[np.argmax(np.minimum(g0, g1) <= 0)]
+    assert abs(brute - found) <= 0.002

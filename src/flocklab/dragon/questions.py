@@ -185,7 +185,12 @@ def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float 
 
 def turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.0,
                geometry: BenchGeometry | None = None) -> Turnaround:
-    """The Q4 path, validating the keys ``pitch``, ``turn_diameter`` and ``ratio``."""
+    """The Q4 path, validating the keys ``pitch``, ``turn_diameter`` and ``ratio``.
+
+    The turnaround circle must be wider than the head bench, and the first benches must find
+    their rear handles within four bench lengths of path behind them while the head crosses
+    the S-curve; otherwise ParameterError names ``turn_diameter``.
+    """
     geometry = geometry or BenchGeometry()
     _positive("pitch", pitch, "m")
     _positive("turn_diameter", turn_diameter, "m")
@@ -193,7 +198,16 @@ def turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.
     if turn_diameter <= geometry.spacings[0]:
         raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r} "
                              f"must exceed the head handle spacing {geometry.spacings[0]:g} m")
-    return turnaround_path(pitch, 0.5 * turn_diameter, ratio)
+    path = turnaround_path(pitch, 0.5 * turn_diameter, ratio)
+    # the first benches must find their rear handle within 4 bench lengths of path
+    probe = path.s_enter + np.linspace(0.0, path.s_curve_length + 2 * geometry.spacings[0], 17)
+    try:
+        solve_chain(path.path, probe, geometry.spacings[:4])
+    except ValueError:
+        raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r}: "
+                             "the turnaround is too tight for the head bench at pitch "
+                             f"{pitch:g} m, ratio {ratio:g}") from None
+    return path
 
 
 def s_curve_geometry(path: Turnaround) -> dict:

@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from flocklab.models.base import Metric, Model, Observable, Resources, SnapshotVariable, TimeGrid
+from flocklab.models.base import (
+    Metric,
+    Model,
+    Observable,
+    Resources,
+    SimulationError,
+    SnapshotVariable,
+    TimeGrid,
+)
 from flocklab.parameters import ParameterError, ParameterSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -158,8 +166,12 @@ class DragonChain(Model):
         from flocklab.dragon.chain import chain_state
 
         s_head = state["_s_zero"] + params["head_speed"] * (params["t0"] + t)
-        chain = chain_state(state["_path"], np.array([s_head]), state["_geometry"].spacings,
-                            params["head_speed"])
+        try:
+            chain = chain_state(state["_path"], np.array([s_head]),
+                                state["_geometry"].spacings, params["head_speed"])
+        except ValueError as error:
+            raise SimulationError(f"dragon_chain at t = {t:g} s (parameters "
+                                  f"{dict(params)}): {error}") from None
         state["time"][0] = t
         state["s"][:], state["xy"][:], state["speed"][:] = chain.s[0], chain.xy[0], \
             chain.speed[0]
