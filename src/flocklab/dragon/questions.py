@@ -53,7 +53,7 @@ def in_spiral(pitch: float, start_turn: float) -> Spiral:
     return Spiral(pitch, TWO_PI * start_turn, 0.0)
 
 
-def _innermost_head_s(spiral: Spiral, geometry: BenchGeometry) -> float:
+def innermost_head_arc_length(spiral: Spiral, geometry: BenchGeometry) -> float:
     """Largest head arc length the chain solver accepts: :math:`b(2\\theta+\\pi) \\ge d_0`."""
     theta_min = max(0.5 * (geometry.spacings.max() / spiral.b - math.pi), 0.0) + 1e-6
     return float(spiral.arc_length_at(theta_min))
@@ -84,7 +84,7 @@ def q1_spiral(pitch: float = 0.55, start_turn: float = 16.0, head_speed: float =
     _positive("head_speed", head_speed, "m/s")
     times = _times(t_start, t_end, t_step)
     s_head = head_speed * times
-    limit = _innermost_head_s(spiral, geometry)
+    limit = innermost_head_arc_length(spiral, geometry)
     if s_head.max() > limit:
         raise ParameterError("t_end", f"parameter 't_end' = {t_end!r}: the head reaches the "
                              f"spiral's centre after {limit / head_speed:.3f} s")
@@ -106,7 +106,7 @@ def q2_collision(pitch: float = 0.55, start_turn: float = 16.0, head_speed: floa
     geometry = geometry or BenchGeometry()
     spiral = in_spiral(pitch, start_turn)
     _positive("head_speed", head_speed, "m/s")
-    search = first_contact(spiral, 0.0, _innermost_head_s(spiral, geometry), geometry, step)
+    search = first_contact(spiral, 0.0, innermost_head_arc_length(spiral, geometry), geometry, step)
     if search.s_contact is None:
         return {"time": None, "min_separation": search.min_separation}
     if search.s_contact < 0:
@@ -137,7 +137,7 @@ def contact_radius(pitch: float, r_start: float = 8.8, r_end: float = 0.0, step:
     _positive("r_start", r_start, "m")
     spiral = Spiral(pitch, r_start * TWO_PI / pitch, 0.0)
     s_end = min(float(spiral.arc_length_at(r_end * TWO_PI / pitch)),
-                _innermost_head_s(spiral, geometry))
+                innermost_head_arc_length(spiral, geometry))
     search = first_contact(spiral, 0.0, s_end, geometry, step)
     if search.s_contact is None:
         return None

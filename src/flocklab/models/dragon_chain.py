@@ -140,11 +140,11 @@ class DragonChain(Model):
     def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
         if params["path"] != "spiral":
             return
-        from flocklab.dragon.questions import _innermost_head_s
+        from flocklab.dragon.questions import innermost_head_arc_length
 
         spiral, _ = self.path(params)
         s_last = params["head_speed"] * (params["t0"] + grid.t_end)
-        limit = _innermost_head_s(spiral, self.geometry(params))
+        limit = innermost_head_arc_length(spiral, self.geometry(params))
         if s_last > limit:
             raise ParameterError("t_end", f"'t_end' = {grid.t_end:g}: the head reaches the "
                                  f"spiral's centre after {limit / params['head_speed']:g} s "
