@@ -20,6 +20,8 @@ from flocklab.dragon.collision import (
 from flocklab.dragon.geometry import BenchGeometry
 from flocklab.dragon.questions import (
     contact_radius,
+    contact_radius_curve,
+    peak_ratio_curve,
     q1_spiral,
     q2_collision,
     q3_min_pitch,
@@ -204,8 +206,9 @@ def test_q2_contact_is_a_sign_change_of_the_all_pairs_separation() -> None:
 
 def test_contact_radius_is_a_staircase_in_pitch() -> None:
     # smaller pitch collides farther out; monotone on this coarse grid
-    r = [contact_radius(p, r_start=8.8, r_end=3.0) for p in (0.44, 0.46, 0.48)]
+    r = contact_radius_curve([0.44, 0.46, 0.48], r_start=8.8, r_end=3.0)
     assert r[0] > 4.5 > r[1] > r[2]
+    assert r[0] == contact_radius(0.44, r_start=8.8, r_end=3.0)
 
 
 def test_q4_state_and_s_curve_length_invariance() -> None:
@@ -227,6 +230,9 @@ def test_q5_peak_ratio_is_a_local_maximum_and_scale_free() -> None:
     assert state.speed[1].max() == pytest.approx(2.0, rel=1e-9)
     assert state.speed[[0, 2]].max() <= 2.0 + 1e-12
     assert q5["grid_max_ratio"] <= q5["max_ratio"]
+    curve, handle = peak_ratio_curve(times=[q5["time"] - 5.0, q5["time"], q5["time"] + 5.0])
+    assert curve[1] == pytest.approx(q5["max_ratio"], rel=1e-12) and curve.argmax() == 1
+    assert handle[1] in q5["binding_handles"]
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,13 @@ def contact_radius(pitch: float, r_start: float = 8.8, r_end: float = 0.0, step:
     return float(spiral.b * spiral.theta(search.s_contact))
 
 
+def contact_radius_curve(pitches: ArrayLike, r_start: float = 8.8, r_end: float = 0.0,
+                         step: float = 0.1, geometry: BenchGeometry | None = None) -> FloatArray:
+    """:func:`contact_radius` for each pitch (NaN where there is no contact): the staircase."""
+    return np.array([np.nan if (r := contact_radius(float(p), r_start, r_end, step, geometry))
+                     is None else r for p in np.atleast_1d(pitches)])
+
+
 def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float = 0.40,
                  p_high: float = 0.56, grid_step: float = 0.02, tol: float = 1e-8,
                  step: float = 0.1, geometry: BenchGeometry | None = None) -> dict:
@@ -259,6 +266,16 @@ def _max_ratio(path: Turnaround, s_head: FloatArray, geometry: BenchGeometry):
     xy, tangent = path_frames(path.path, s)
     ratios = speed_ratios(xy, tangent)
     return ratios.max(axis=-1), ratios.argmax(axis=-1)
+
+
+def peak_ratio_curve(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.0,
+                     times: ArrayLike = (), geometry: BenchGeometry | None = None
+                     ) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Largest handle speed over head speed, and the first handle attaining it, at ``times``
+    (s of 1 m/s travel; 0 = head enters the S-curve) on the Q4 path (the Q5 figure)."""
+    geometry = geometry or BenchGeometry()
+    path = turnaround(pitch, turn_diameter, ratio, geometry)
+    return _max_ratio(path, path.s_enter + np.asarray(times, dtype=float), geometry)
 
 
 def _zoom(path: Turnaround, centre: float, width: float, geometry: BenchGeometry,
