@@ -30,6 +30,7 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/critical.smk"
 include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/tasks.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -41,4 +42,5 @@ rule all:
     input:
         [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
+        [f"results/tasks/{name}/result.json" for name in config["tasks"]],
     default_target: True

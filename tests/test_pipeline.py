@@ -270,6 +270,7 @@ def test_plugin_models_run_through_every_stage(plugin_run):
     assert {"K_c", "beta"} <= set(critical["fits"][0])
     verdicts = json.loads((results / "phases_oat" / "sensitivity.json").read_text())["claims"]
     assert [claim["verdict"] for claim in verdicts] == ["holds", "holds"]
-    for name in ("energy", "coherence", "phase_snapshots", "phases_loglog", "phases_oat"):
+    for name in ("energy", "energy_series", "coherence", "phase_snapshots", "phases_loglog",
+                 "phases_oat"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert (results / "figures" / "oscillator_movie.gif").read_bytes()[:3] == b"GIF"

@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|metrics|fit|params|check-config``.
+"""Command line: ``flocklab simulate|metrics|fit|params|check-config|dragon``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -160,6 +160,9 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
 
+    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
+                                       "(flocklab dragon --help)", add_help=False)
+
     check = commands.add_parser("check-config", help="validate a workflow config file")
     check.add_argument("config", help="YAML config file")
     return parser
@@ -210,6 +213,10 @@ def _fit(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["dragon"]:  # the contest questions have a command line of their own
+        from flocklab.dragon.cli import main as dragon_main
+
+        return dragon_main(argv[1:])
     wanted = argv[argv.index("simulate") + 1] if "simulate" in argv[:-1] else None
     parser = build_parser(wanted if wanted in available_models() else "")
     args = parser.parse_args(argv)

@@ -159,6 +159,32 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
     return fig
 
 
+def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
+                  labels: Sequence[str], logy: bool = False, title: str = "") -> plt.Figure:
+    """Observables of several runs against time, one panel per observable, one line per run;
+    axis labels from the model's declarations."""
+    from flocklab.models import get_model
+
+    model = get_model(str(runs[0].attrs["model"]))
+    fig, axes = plt.subplots(len(observables), 1, figsize=(5.2, 2.4 * len(observables) + 0.6),
+                             sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], observables, strict=True):
+        for run, label in zip(runs, labels, strict=True):
+            ax.plot(run["time"].values, run[name].values, linewidth=1, label=label or None)
+        observable = model.observable(name)
+        ax.set_ylabel(observable.label() + ("" if observable.units in ("1", "")
+                                            else f" [{observable.units}]"), fontsize=9)
+        if logy:
+            ax.set_yscale("log")
+    axes[-1, 0].set_xlabel(f"time [{runs[0]['time'].attrs.get('units', '')}]")
+    if any(labels):
+        axes[0, 0].legend(fontsize=7, frameon=False)
+    if title:
+        axes[0, 0].set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
                 title: str = "") -> FuncAnimation:
     """Animation of a run's snapshot frames (arrows and trails)."""

@@ -15,11 +15,9 @@ Layouts (2024 CUMCM problem A, result1.xlsx / result2.xlsx / result4.xlsx):
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from flocklab.dragon.geometry import PAPER_HANDLES, handle_labels
+from flocklab.io import atomic_output, write_text
 
 DECIMALS = 6
 
@@ -113,20 +112,6 @@ def to_csv(table: Table, decimals: int = DECIMALS) -> str:
     return buffer.getvalue()
 
 
-def _atomic_write(path: Path, write) -> None:
-    """Call ``write(temporary_path)`` and rename into place (no partial files)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(handle)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-
-
 def _write_xlsx(tables: Sequence[Table], path: Path, decimals: int) -> None:
     import openpyxl  # optional extra
 
@@ -137,7 +122,8 @@ def _write_xlsx(tables: Sequence[Table], path: Path, decimals: int) -> None:
         sheet.append([table.corner, *table.columns])
         for label, row in zip(table.rows, table.values, strict=True):
             sheet.append([label, *(round(float(v), decimals) + 0.0 for v in row)])
-    _atomic_write(path, book.save)
+    with atomic_output(path, suffix=".xlsx") as temporary:
+        book.save(temporary)
 
 
 def write_tables(tables: Sequence[Table], stem: str | os.PathLike, csv_files: bool = True,
@@ -156,7 +142,7 @@ def write_tables(tables: Sequence[Table], stem: str | os.PathLike, csv_files: bo
             suffix = f"_{table.name or k + 1}" if len(tables) > 1 else ""
             target = stem.with_name(f"{stem.name}{suffix}.csv")
             text = to_csv(table, decimals)
-            _atomic_write(target, lambda tmp, text=text: Path(tmp).write_text(text, "utf-8"))
+            write_text(text, target)
             written.append(target)
     if xlsx:
         try:
