@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from flocklab.random import GOLDEN_GAMMA, MIX_1, MIX_2, SHIFT_27, SHIFT_30, SHIFT_31
+from flocklab.zonal.geometry import parallel_chunks
 
 #: Cell coordinates are packed into 21 bits per axis.
 COORD_BITS = 21
@@ -253,34 +254,44 @@ def _scan(px, py, pz, skip, gi, gf, bucket_start, order, sorted_pos, sorted_key,
     return count
 
 
+@njit(cache=True)
+def _pass_range(lo, hi, pos, alive, radius_sq, gi, gf, bucket_start, order, sorted_pos,
+                sorted_key, start, index, write):  # pragma: no cover
+    for i in range(lo, hi):
+        if not alive[i]:
+            if not write:
+                start[i + 1] = 0
+            continue
+        count = _scan(pos[i, 0], pos[i, 1], pos[i, 2], i, gi, gf, bucket_start, order,
+                      sorted_pos, sorted_key, radius_sq, index, start[i] if write else -1)
+        if not write:
+            start[i + 1] = count
+
+
 @njit(cache=True, parallel=True)
-def count_neighbours(pos, alive, radius, gi, gf, bucket_start, order, sorted_pos, sorted_key,
-                     start):  # pragma: no cover
-    """First pass: ``start[i+1]`` = number of neighbours of agent ``i``; returns the total."""
-    radius_sq = radius * radius
-    dummy = np.empty(0, np.int64)
+def neighbour_pass(chunks, pos, alive, radius, gi, gf, bucket_start, order, sorted_pos,
+                   sorted_key, start, index, write):  # pragma: no cover
+    """Count (``write`` False: ``start`` becomes the CSR offsets) or write the neighbour lists.
+
+    ``chunks <= 1`` runs serially (no thread start-up, faster for small groups); otherwise the
+    agents are split into ``chunks`` contiguous ranges processed in parallel. Returns the total
+    number of neighbour entries after a counting pass.
+    """
     n = pos.shape[0]
+    radius_sq = radius * radius
+    if chunks <= 1:
+        _pass_range(0, n, pos, alive, radius_sq, gi, gf, bucket_start, order, sorted_pos,
+                    sorted_key, start, index, write)
+    else:
+        for c in prange(chunks):
+            _pass_range(c * n // chunks, (c + 1) * n // chunks, pos, alive, radius_sq, gi, gf,
+                        bucket_start, order, sorted_pos, sorted_key, start, index, write)
+    if write:
+        return start[n]
     start[0] = 0
-    for i in prange(n):
-        if alive[i]:
-            start[i + 1] = _scan(pos[i, 0], pos[i, 1], pos[i, 2], i, gi, gf, bucket_start,
-                                 order, sorted_pos, sorted_key, radius_sq, dummy, -1)
-        else:
-            start[i + 1] = 0
     for i in range(n):
         start[i + 1] += start[i]
     return start[n]
-
-
-@njit(cache=True, parallel=True)
-def fill_neighbours(pos, alive, radius, gi, gf, bucket_start, order, sorted_pos, sorted_key,
-                    start, index):  # pragma: no cover
-    """Second pass: write the neighbour indices of every agent into ``index`` (CSR)."""
-    radius_sq = radius * radius
-    for i in prange(pos.shape[0]):
-        if alive[i]:
-            _scan(pos[i, 0], pos[i, 1], pos[i, 2], i, gi, gf, bucket_start, order, sorted_pos,
-                  sorted_key, radius_sq, index, start[i])
 
 
 class NeighbourGrid:
@@ -333,12 +344,13 @@ class NeighbourGrid:
         if not ok:
             raise OverflowError("the agents span more than 2**21 interaction ranges along an "
                                 "axis; the open-space grid cannot index them")
-        args = (pos, alive, self.radius, self.gi, self.gf, self.bucket_start, self.order,
-                self.sorted_pos, self.sorted_key)
-        total = count_neighbours(*args, self.start)
+        chunks = parallel_chunks(self.n)
+        args = (chunks, pos, alive, self.radius, self.gi, self.gf, self.bucket_start,
+                self.order, self.sorted_pos, self.sorted_key, self.start)
+        total = neighbour_pass(*args, self.index, False)
         if total > self.index.shape[0]:
             self.index = np.empty(int(total * 1.5) + 16, np.int64)
-        fill_neighbours(*args, self.start, self.index)
+        neighbour_pass(*args, self.index, True)
 
     def neighbours(self, i: int) -> np.ndarray:
         """Neighbour indices of agent ``i`` (a view)."""
