@@ -310,6 +310,9 @@ class NeighbourGrid:
     capacity : int, optional
         Initial room for neighbour indices; grown (the only allocation) when exceeded.
 
+    The attribute ``chunks`` (agent ranges processed in parallel, <= 1: serial) is set from
+    ``n``; results do not depend on it.
+
     Attributes
     ----------
     start : ndarray of int64, shape (N + 1,)
@@ -335,6 +338,7 @@ class NeighbourGrid:
         self.sorted_key = np.empty(n, np.int64)
         self.start = np.zeros(n + 1, np.int64)
         self.index = np.empty(max(capacity or 16 * n, 1), np.int64)
+        self.chunks = parallel_chunks(n)
 
     def update(self, pos: np.ndarray, alive: np.ndarray) -> None:
         """Rebuild the grid and the neighbour list for positions ``pos`` (N, 3)."""
@@ -344,8 +348,7 @@ class NeighbourGrid:
         if not ok:
             raise OverflowError("the agents span more than 2**21 interaction ranges along an "
                                 "axis; the open-space grid cannot index them")
-        chunks = parallel_chunks(self.n)
-        args = (chunks, pos, alive, self.radius, self.gi, self.gf, self.bucket_start,
+        args = (self.chunks, pos, alive, self.radius, self.gi, self.gf, self.bucket_start,
                 self.order, self.sorted_pos, self.sorted_key, self.start)
         total = neighbour_pass(*args, self.index, False)
         if total > self.index.shape[0]:
