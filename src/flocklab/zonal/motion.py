@@ -6,10 +6,11 @@ are an array ``obstacles`` of shape (K, 6): centre (3), radius :math:`a_k`, infl
 length, so :math:`k (R - r)` is an acceleration).
 
 The hard guarantee (:func:`move`): the straight segment of every step is tested against every
-obstacle (ray–sphere intersection); a step that would cross a surface ends on it (pushed out by
-a relative 1e-9 against rounding) and the heading loses its inward normal component. Positions
-are therefore never inside an obstacle, and since obstacles may not overlap, never inside
-another one either.
+obstacle (ray–sphere intersection). A step that would cross a surface goes to the surface
+(pushed out by a relative 1e-9 against rounding), and the rest of the step slides along the
+tangent plane there (which lies outside that sphere) unless the slide itself would hit another
+obstacle, in which case the agent stays on the surface; the heading loses its inward normal
+component. Positions are therefore never inside an obstacle.
 """
 
 from __future__ import annotations
@@ -213,25 +214,32 @@ def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma:
             pos[i, 1] = _wrap(pos[i, 1] + sy, box)
             pos[i, 2] = _wrap(pos[i, 2] + sz, box)
             continue
-        # stop on the surface, push out against rounding, slide along it next step
+        # reach the surface (pushed out against rounding), then slide: the rest of the step
+        # loses its inward normal part, unless that tangential slide would hit another obstacle
         cx, cy, cz, a = obstacles[k, 0], obstacles[k, 1], obstacles[k, 2], obstacles[k, 3]
-        nx = min_image(pos[i, 0] + t * sx - cx, box)
-        ny = min_image(pos[i, 1] + t * sy - cy, box)
-        nz = min_image(pos[i, 2] + t * sz - cz, box)
-        nx, ny, nz = _unit(nx, ny, nz)
+        nx, ny, nz = _unit(min_image(pos[i, 0] + t * sx - cx, box),
+                           min_image(pos[i, 1] + t * sy - cy, box),
+                           min_image(pos[i, 2] + t * sz - cz, box))
         radius = a * (1.0 + SURFACE_MARGIN)
-        pos[i, 0] = _wrap(cx + radius * nx, box)
-        pos[i, 1] = _wrap(cy + radius * ny, box)
-        pos[i, 2] = _wrap(cz + radius * nz, box)
-        inward = head[i, 0] * nx + head[i, 1] * ny + head[i, 2] * nz
-        if inward < 0.0:
-            tx, ty, tz = _unit(head[i, 0] - inward * nx, head[i, 1] - inward * ny,
-                               head[i, 2] - inward * nz)
-            if tx == 0.0 and ty == 0.0 and tz == 0.0:  # head-on: turn away
-                tx, ty, tz = nx, ny, nz
-            head[i, 0] = tx
-            head[i, 1] = ty
-            head[i, 2] = tz
+        px, py, pz = cx + radius * nx, cy + radius * ny, cz + radius * nz
+        inward = sx * nx + sy * ny + sz * nz
+        rest = 1.0 - t
+        tx = rest * (sx - inward * nx)
+        ty = rest * (sy - inward * ny)
+        tz = rest * (sz - inward * nz)
+        if _first_hit(px, py, pz, tx, ty, tz, obstacles, box)[1] < 0:
+            px += tx
+            py += ty
+            pz += tz
+        pos[i, 0] = _wrap(px, box)
+        pos[i, 1] = _wrap(py, box)
+        pos[i, 2] = _wrap(pz, box)
+        ux, uy, uz = _unit(sx - inward * nx, sy - inward * ny, sz - inward * nz)
+        if ux == 0.0 and uy == 0.0 and uz == 0.0:  # head-on: turn away
+            ux, uy, uz = nx, ny, nz
+        head[i, 0] = ux
+        head[i, 1] = uy
+        head[i, 2] = uz
 
 
 @njit(cache=True, parallel=True)

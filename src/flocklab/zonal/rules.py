@@ -21,8 +21,8 @@ One synchronous step of the prey (all agents read the state at time ``t``):
    :math:`k (R_k - r)\,\Delta t` along the unit vector from the obstacle centre to the agent,
    and the heading becomes the direction of the new velocity (speed unchanged).
 7. **Motion**: :math:`\mathbf{x} \leftarrow \mathbf{x} + s\,\mathbf{e}\,\Delta t`, except that a
-   step whose segment would enter an obstacle stops on its surface and the heading is made
-   tangent to it — so no agent is ever inside an obstacle.
+   step whose segment would enter an obstacle ends on its surface and slides along it, the
+   heading made tangent — so no agent is ever inside an obstacle.
 
 Desired-direction rules (:math:`\mathbf{r}_{ij} = \mathbf{x}_j - \mathbf{x}_i`,
 :math:`\hat{\mathbf{r}}_{ij}` its unit vector; a neighbour is *visible* when the angle between
