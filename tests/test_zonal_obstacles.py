@@ -52,7 +52,7 @@ def test_no_agent_ever_enters_an_obstacle(dim, strength):
     if strength == 0.0:
         # without the repulsive field agents do reach the surfaces, so the guarantee was
         # exercised, not just never needed
-        assert closest < 1e-6
+        assert closest < 1e-3
     assert np.all(np.isfinite(sim.pos))
 
 
@@ -66,6 +66,6 @@ def test_predator_never_enters_an_obstacle():
         sim.advance(1)
         gap = _gaps(sim.ppos, sim.obstacles).min()
         assert gap >= 0.0
-        touched |= gap < 1e-6
+        touched |= gap < 1e-2  # on the surface, or slid along it by < 1 step
         passed |= touched and sim.ppos[0, 0] > -9.0
     assert touched and passed  # it ran into the obstacle, then slid round it
