@@ -185,3 +185,27 @@ def hull_share(capture_on_hull: np.ndarray) -> float:
     flags = np.asarray(capture_on_hull)
     known = flags[flags >= 0]
     return float(known.mean()) if known.size else math.nan
+
+
+#: Thresholds of the collective-state labels (time-averaged P and m of the largest group).
+STATE_THRESHOLDS = {"swarm_max": 0.35, "torus_min_m": 0.5, "parallel_min_p": 0.65,
+                    "highly_parallel_min_p": 0.95}
+
+
+def classify_state(p: float, m: float) -> str:
+    """Collective state of Couzin et al. (2002) from time-averaged P and m.
+
+    ``swarm`` if P and m are both below 0.35; ``torus`` if m >= 0.5 and P < 0.65;
+    ``highly parallel`` if P >= 0.95; ``dynamic parallel`` if 0.65 <= P < 0.95; otherwise
+    ``transitional``. The thresholds are ours (the paper shows the states but gives none).
+    """
+    t = STATE_THRESHOLDS
+    if p >= t["highly_parallel_min_p"]:
+        return "highly parallel"
+    if p >= t["parallel_min_p"]:
+        return "dynamic parallel"
+    if m >= t["torus_min_m"]:
+        return "torus"
+    if p < t["swarm_max"] and m < t["swarm_max"]:
+        return "swarm"
+    return "transitional"
