@@ -205,3 +205,30 @@ def test_same_seed_same_run_and_split_advance():
     c = ZonalSimulation({**BASE, "N": 50, "noise": 0.1}, seed=5)
     c.advance(20)
     assert not np.array_equal(a.pos, c.pos)
+
+
+def _allpairs_reference():
+    """The O(N²) NumPy step of benchmarks/bench_zonal.py (one implementation of it)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_zonal.py"
+    spec = importlib.util.spec_from_file_location("bench_zonal", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.allpairs_couzin2002_step
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize(("delta_o", "delta_a"), [(0.0, 12.0), (2.5, 14.0), (10.0, 10.0)])
+def test_engine_step_equals_the_all_pairs_numpy_step(dim, delta_o, delta_a):
+    params = {**BASE, "N": 120, "dim": dim, "noise": 0.0, "delta_o": delta_o,
+              "delta_a": delta_a, "start_radius": 8.0}
+    sim = ZonalSimulation(params, seed=21)
+    step = _allpairs_reference()
+    pos, head = sim.pos.copy(), sim.head.copy()
+    for _ in range(5):
+        pos, head = step(pos, head, sim.p)
+        sim.advance(1)
+        np.testing.assert_allclose(sim.head, head, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(sim.pos, pos, rtol=0, atol=1e-9)
