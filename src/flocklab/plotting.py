@@ -12,24 +12,44 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 from matplotlib.animation import FuncAnimation
 from matplotlib.collections import LineCollection
 
-QUANTITY_LABELS = {
-    "order_parameter": r"order parameter $v_a$",
-    "susceptibility": r"susceptibility $\chi$",
-    "binder_cumulant": r"Binder cumulant $G$",
-}
-SYMBOLS = {"eta": r"\eta", "rho": r"\rho"}
-COORDINATE_LABELS = {"eta": r"noise $\eta$", "density": r"density $\rho$", "N": "$N$",
-                     "L": "$L$", "r": "$r$", "v0": "$v_0$"}
+
+def coordinate_label(summary: xr.Dataset, name: str) -> str:
+    """Axis label of a summary coordinate from its model's declarations (parameter symbol
+    and unit, or a derived quantity's long name), else the name."""
+    from flocklab.models import get_model
+
+    model = get_model(str(summary.attrs["model"])) if "model" in summary.attrs else None
+    if model is not None:
+        try:
+            return model.spec(name).label()
+        except KeyError:
+            pass
+    attrs = summary[name].attrs if name in summary.variables else {}
+    if "symbol" in attrs:
+        return f"{attrs.get('long_name', name)} ${attrs['symbol']}$"
+    return str(attrs.get("long_name", name))
+
+
+def quantity_label(summary: xr.Dataset, name: str) -> str:
+    """Axis label of a summary quantity: the primary observable's declared label, chi, G,
+    or the variable's long name."""
+    from flocklab.models import get_model
+
+    if "model" in summary.attrs:
+        model = get_model(str(summary.attrs["model"]))
+        if name in [obs.name for obs in model.observables]:
+            return model.observable(name).label()
+    fixed = {"susceptibility": r"susceptibility $\chi$", "binder_cumulant": r"Binder cumulant $G$"}
+    if name in fixed:
+        return fixed[name]
+    variable = summary.get(name)
+    return str(variable.attrs.get("long_name", name)) if variable is not None else name
 
 
 def trail_segments(x: np.ndarray, y: np.ndarray, box: float) -> np.ndarray:
@@ -56,13 +76,10 @@ def trail_segments(x: np.ndarray, y: np.ndarray, box: float) -> np.ndarray:
     return segments.reshape(-1, 2, 2)
 
 
-def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
-                  label: str = "") -> None:
-    """Draw frame ``frame`` of a run: arrows for headings and a trail of ``trail`` frames.
-
-    The trail uses the preceding frames only if they are consecutive steps.
-    """
-    box = float(ds.attrs["L"])
+def draw_periodic_arrows(ax: plt.Axes, ds: xr.Dataset, frame: int, box: float,
+                         trail: int = 20) -> None:
+    """Frame ``frame`` of a run in a periodic ``box``: arrows for the headings ``theta`` and
+    a trail over up to ``trail`` preceding frames, if they are consecutive steps."""
     times = ds["frame"].values
     x = ds["x"].values
     y = ds["y"].values
@@ -81,9 +98,14 @@ def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
-    eta = ds.attrs["eta"]
-    title = (f"{label} L = {box:g}, η = {eta:g}, t = {int(times[frame])}").strip()
-    ax.set_title(title, fontsize=9)
+
+
+def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
+                  label: str = "") -> None:
+    """Draw frame ``frame`` of a run with its model's :meth:`~flocklab.models.Model.draw`."""
+    from flocklab.models import get_model
+
+    get_model(str(ds.attrs["model"])).draw(ax, ds, frame, trail=trail, label=label)
 
 
 def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: Sequence[str],
@@ -125,12 +147,10 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
         ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
                     marker=markers[number % len(markers)], markersize=4, capsize=2,
                     linewidth=1, label=label or None)
-    ax.set_xlabel(xlabel or COORDINATE_LABELS.get(x, x))
-    ax.set_ylabel(ylabel or QUANTITY_LABELS.get(y, y))
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or quantity_label(summary, y))
     if logy:
         ax.set_yscale("log")
-    elif y == "order_parameter":
-        ax.set_ylim(0, 1.02)
     if hue is not None:
         ax.legend(fontsize=8, frameon=False)
     if title:
@@ -149,7 +169,7 @@ def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
         ax.clear()
         draw_snapshot(ax, ds, frame, trail=trail)
         if title:
-            ax.set_title(f"{title}\nt = {int(ds['frame'].values[frame])}", fontsize=9)
+            ax.set_title(f"{title}\nt = {ds['frame'].values[frame]:g}", fontsize=9)
         return []
 
     return FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
@@ -300,12 +320,22 @@ def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
 
 # --------------------------------------------------------------------------- sensitivity
 
-OUTPUT_LABELS = {
-    "order_parameter_mean": r"$\langle v_a \rangle$ after burn-in",
-    "time_to_order": r"steps to reach $v_a \geq$ threshold",
-    "susceptibility": r"susceptibility $\chi$",
-    "binder_cumulant": r"Binder cumulant $G$",
-}
+
+
+def output_label(model_name: str, output: str) -> str:
+    """Label of a per-run metric from the model's declarations (e.g. ``<v_a> after burn-in``)."""
+    from flocklab.metrics import run_variables
+    from flocklab.models import get_model
+
+    model = get_model(model_name)
+    primary = model.observable(model.primary_observable)
+    symbol = f"${primary.symbol}$" if primary.symbol else primary.name
+    if output == f"{primary.name}_mean":
+        return rf"$\langle${symbol}$\rangle$ after burn-in"
+    if output == "time_to_order":
+        return f"time to reach {symbol} ≥ threshold [{model.time_units}]"
+    units, long_name = run_variables(model).get(output, ("1", output))
+    return long_name if units in ("1", "") else f"{long_name} [{units}]"
 VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
 
 
@@ -354,11 +384,10 @@ def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
             ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
                         markersize=4, capsize=2, linewidth=1, zorder=2)
             if i == len(outputs) - 1:
-                ax.set_xlabel(COORDINATE_LABELS.get(factor, factor))
+                ax.set_xlabel(coordinate_label(sensitivity, factor))
             if j == 0:
-                ax.set_ylabel(OUTPUT_LABELS.get(output, output), fontsize=8)
-            if output == "order_parameter_mean":
-                ax.set_ylim(0, 1.02)
+                ax.set_ylabel(output_label(str(sensitivity.attrs["model"]), output),
+                              fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
     bottom = extra / fig.get_figheight() if verdict_lines else 0.0
@@ -382,14 +411,14 @@ def morris_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
         for k, factor in enumerate(factors):
             ax.errorbar(mu_star[k], sigma[k], xerr=conf[k], marker="o", markersize=5,
                         capsize=2, linestyle="none", color=f"C{k}",
-                        label=COORDINATE_LABELS.get(factor, factor))
+                        label=coordinate_label(sensitivity, factor))
         top = np.nanmax(np.r_[mu_star + conf, sigma, 1e-12]) * 1.1
         ax.plot([0, top], [0, top], "--", color="0.6", linewidth=0.8)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_xlabel(r"$\mu^*$")
         ax.set_ylabel(r"$\sigma$")
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     return _finish_grid(fig, axes, title)
 
 
@@ -407,9 +436,9 @@ def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
             ax.bar(positions + shift, ds[index].values, width=0.36, yerr=ds[f"{index}_conf"],
                    capsize=2, color=colour, label=f"$S_{{{index[1:]}}}$")
         ax.axhline(0, color="0.3", linewidth=0.6)
-        ax.set_xticks(positions, [COORDINATE_LABELS.get(f, f) for f in factors])
+        ax.set_xticks(positions, [coordinate_label(sensitivity, f) for f in factors])
         ax.set_ylim(min(-0.05, float(np.nanmin(ds["S1"] - ds["S1_conf"]))), 1.05)
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     axes[0].set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
     return _finish_grid(fig, axes, title)
 
@@ -430,11 +459,11 @@ def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
                 values = ds[f"{index}_convergence"].isel(parameter=k).values
                 conf = ds[f"{index}_conf_convergence"].isel(parameter=k).values
                 ax.plot(sizes, values, style, marker="o", markersize=3, color=f"C{k}",
-                        label=COORDINATE_LABELS.get(factor, factor) if style == "-" else None)
+                        label=coordinate_label(sensitivity, factor) if style == "-" else None)
                 ax.fill_between(sizes, values - conf, values + conf, color=f"C{k}", alpha=0.12,
                                 linewidth=0)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("base samples N" if sobol else "trajectories")
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     axes[0].set_ylabel(r"$S_1$ (solid), $S_T$ (dashed)" if sobol else r"$\mu^*$")
     return _finish_grid(fig, axes, title)
