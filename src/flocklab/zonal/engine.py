@@ -22,7 +22,7 @@ from flocklab.zonal import metrics
 from flocklab.zonal.geometry import parallel_chunks
 from flocklab.zonal.grid import NeighbourGrid
 from flocklab.zonal.motion import move, steer
-from flocklab.zonal.params import interaction_range, resolve, start_centre
+from flocklab.zonal.params import check_step_length, interaction_range, resolve, start_centre
 from flocklab.zonal.predators import (
     EVENT_ATTACK,
     EVENT_CAPTURE,
@@ -56,6 +56,8 @@ class ZonalSimulation:
         Parameter values (see :mod:`flocklab.zonal.params`); validated here.
     seed : int or numpy.random.Generator
         Seed of the initial condition and of the noise key.
+    check_step : bool
+        Check the step length for ``params["dt"]`` now (False: :meth:`set_time_step` will).
 
     Attributes
     ----------
@@ -77,8 +79,9 @@ class ZonalSimulation:
         Steps done so far.
     """
 
-    def __init__(self, params: Mapping[str, Any], seed: int | np.random.Generator = 0) -> None:
-        p = resolve(params)
+    def __init__(self, params: Mapping[str, Any], seed: int | np.random.Generator = 0,
+                 check_step: bool = True) -> None:
+        p = resolve(params, check_step)
         self.p = p
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         n, dim = p["N"], p["dim"]
@@ -177,6 +180,14 @@ class ZonalSimulation:
         self.capture_on_hull = np.full(self.n, -1, np.int8)
         self.hull_at_attack = np.zeros((count, self.n), np.bool_)
         self.attacks: list[tuple[int, int]] = []
+        self.attacks_started = np.zeros(count, np.int64)
+
+    def set_time_step(self, dt: float) -> None:
+        """Use time step ``dt`` from now on (checked against the repulsion radius)."""
+        check_step_length(self.p, dt)
+        self.p["dt"] = float(dt)
+        self.steer_params[2] = math.radians(self.p["turning_rate"]) * dt
+        self.steer_params[3] = dt
 
     # ------------------------------------------------------------------ time loop
     def advance(self, steps: int) -> None:
@@ -198,7 +209,7 @@ class ZonalSimulation:
               self.omega, self.goal, self.seeks_food, self.food, self.ppos, self.pdetect,
               self.escape_speed, self.steer_params, self.key, self.step_count, self.dim, box,
               self.obstacles, self.new_head, self.speed, self.fleeing)
-        self.head, self.new_head = self.new_head, self.head
+        self.head[...] = self.new_head  # in place: callers may hold the array
         move(self.chunks, self.pos, self.head, self.speed, self.alive, p["dt"], self.obstacles, box)
         self.step_count += 1
         if self.ppos.shape[0]:
@@ -211,6 +222,7 @@ class ZonalSimulation:
                          self.speed, self.alive, p["dt"], p["box"])
         for k in np.flatnonzero(self.pevent == EVENT_ATTACK):
             self.attacks.append((self.step_count, int(k)))
+            self.attacks_started[k] += 1
             self.hull_at_attack[k] = self.hull_members()
         move(1, self.ppos, self.phead, self.pspeed, self.palive, p["dt"], self.obstacles, p["box"])
         predators_capture(self.ppos, self.pstatus, self.ptarget, self.ptimer, self.pevent,

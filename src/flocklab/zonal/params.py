@@ -228,19 +228,26 @@ def start_centre(p: Mapping[str, Any]) -> np.ndarray:
     return centre
 
 
-def check_consistency(p: Mapping[str, Any]) -> None:
-    """Cross-parameter checks: step length, start region, obstacles, informed shares."""
+def check_step_length(p: Mapping[str, Any], dt: float) -> None:
+    """No agent or predator may move farther than the repulsion radius in one step of ``dt``
+    (it could pass through a neighbour or, in one step, through a thin obstacle)."""
     name, radius = contact_radius(p)
-    step = max_prey_speed(p) * p["dt"]
+    step = max_prey_speed(p) * dt
     if step > radius:
-        raise ParameterError("dt", f"parameter 'dt' = {p['dt']!r} is too large: agents move "
+        raise ParameterError("dt", f"parameter 'dt' = {dt!r} is too large: agents move "
                                    f"{step:g} > {name} = {radius:g} per step (allowed dt <= "
                                    f"{radius / max_prey_speed(p):g})")
     for k, pred in enumerate(p["predators"]):
-        if pred["speed"] * p["dt"] > radius:
-            raise ParameterError("dt", f"parameter 'dt' = {p['dt']!r} is too large: predators"
-                                       f"[{k}] moves {pred['speed'] * p['dt']:g} > {name} = "
+        if pred["speed"] * dt > radius:
+            raise ParameterError("dt", f"parameter 'dt' = {dt!r} is too large: predators"
+                                       f"[{k}] moves {pred['speed'] * dt:g} > {name} = "
                                        f"{radius:g} per step")
+
+
+def check_consistency(p: Mapping[str, Any], check_step: bool = True) -> None:
+    """Cross-parameter checks: step length, start region, obstacles, informed shares."""
+    if check_step:
+        check_step_length(p, p["dt"])
     if p["box"] > 0 and p["start_radius"] > 0.5 * p["box"]:
         raise ParameterError("start_radius", f"parameter 'start_radius' = {p['start_radius']!r}"
                                              f" must be <= box/2 = {0.5 * p['box']:g}")
@@ -272,7 +279,7 @@ def _check_obstacle_layout(p: Mapping[str, Any]) -> None:
                                      f"position' lies inside obstacles[{k}]")
 
 
-def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
+def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]:
     """Defaults filled in, every value coerced and checked; raises ParameterError.
 
     Parameters
@@ -280,6 +287,8 @@ def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
     given : mapping
         Any subset of the scalar names in :data:`SPECS` and of ``predators``, ``obstacles``,
         ``subgroups``, ``food``.
+    check_step : bool
+        Check the step length against ``dt`` (a driver that owns ``dt`` checks it later).
 
     Returns
     -------
@@ -294,5 +303,5 @@ def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
     p["obstacles"] = check_obstacles(given.get("obstacles", []) or [], dim)
     p["subgroups"] = check_subgroups(given.get("subgroups", []) or [], dim)
     p["food"] = check_food(given.get("food"), dim)
-    check_consistency(p)
+    check_consistency(p, check_step)
     return p
