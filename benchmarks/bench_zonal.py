@@ -162,12 +162,13 @@ def time_peer(python: str, script: str, n: int, steps: int) -> float | str:
 
 
 def scaling_params(n: int, dim: int, neighbours: float) -> dict:
-    """Couzin 2002 (range 5) in a periodic box at the density giving ``neighbours`` on average."""
+    """Couzin 2002 zones of repulsion and orientation (range 5, no attraction, so the agents
+    stay spread) uniform in a periodic box at the density giving ``neighbours`` on average."""
     reach = 5.0
     ball = math.pi * reach**2 if dim == 2 else 4.0 / 3.0 * math.pi * reach**3
     box = (n * ball / neighbours) ** (1.0 / dim)
-    return {**COUZIN_2002, "N": n, "dim": dim, "delta_o": 2.0, "delta_a": 2.0, "box": box,
-            "start_radius": 0.5 * box}
+    return {**COUZIN_2002, "N": n, "dim": dim, "delta_o": 4.0, "delta_a": 0.0, "box": box,
+            "start": "box"}
 
 
 # --------------------------------------------------------------------------- report
@@ -237,8 +238,9 @@ def write_report(rows: list[tuple], scaling: list[tuple], quick: bool) -> None:
         "| --- | --- | --- | --- | --- |",
         *[f"| {' | '.join(row)} |" for row in rows],
         "",
-        "Per-step cost against N at a fixed mean neighbour count (about 20; Couzin 2002 with "
-        "range 5 in a periodic box at constant density):",
+        "Per-step cost against N at a fixed mean neighbour count (about 20: Couzin 2002 "
+        "repulsion and orientation zones, range 5, no attraction, uniform in a periodic box "
+        "at constant density):",
         "",
         "| dim | N | per step | per agent-step | one thread: per agent-step | neighbours/agent |",
         "| --- | --- | --- | --- | --- | --- |",

@@ -86,7 +86,11 @@ class ZonalSimulation:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         n, dim = p["N"], p["dim"]
         self.n, self.dim = n, dim
-        self.pos = uniform_ball(rng, n, dim, p["start_radius"]) + start_centre(p)
+        if p["start"] == "box":
+            self.pos = np.zeros((n, 3))
+            self.pos[:, :dim] = rng.random((n, dim)) * p["box"]
+        else:
+            self.pos = uniform_ball(rng, n, dim, p["start_radius"]) + start_centre(p)
         if p["initial"] == "aligned":
             self.head = np.zeros((n, 3))
             self.head[:, 0] = 1.0

@@ -70,6 +70,8 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("k_c", _F, 0.3, "escape weight of cohesion (social direction)", low=0.0),
     ParameterSpec("start_radius", _F, 5.0, "agents start uniformly in a ball of this radius "
                   "around the origin (open space)", "length", low=0.0, low_inclusive=False),
+    ParameterSpec("start", "choice", "ball", "initial positions: uniform in the start ball, "
+                  "or uniform in the whole periodic box", choices=("ball", "box")),
     ParameterSpec("initial", "choice", "random", "initial headings", choices=("random",
                                                                               "aligned")),
 )
@@ -248,6 +250,9 @@ def check_consistency(p: Mapping[str, Any], check_step: bool = True) -> None:
     """Cross-parameter checks: step length, start region, obstacles, informed shares."""
     if check_step:
         check_step_length(p, p["dt"])
+    if p["start"] == "box" and (p["box"] <= 0 or len(p["obstacles"])):
+        raise ParameterError("start", "parameter 'start' = 'box' needs a periodic box "
+                                      "(box > 0) and no obstacles")
     if p["box"] > 0 and p["start_radius"] > 0.5 * p["box"]:
         raise ParameterError("start_radius", f"parameter 'start_radius' = {p['start_radius']!r}"
                                              f" must be <= box/2 = {0.5 * p['box']:g}")
