@@ -145,3 +145,17 @@ def test_a_hunt_captures_prey_and_records_hull_membership(target):
     assert np.all(np.isin(sim.capture_on_hull[captured], [0, 1]))
     assert sim.attacks and sim.attacks[0][1] == 0
     assert sim.observe()["alive"] == 60 - captured.size
+
+
+def test_a_hunt_in_three_dimensions():
+    sim = ZonalSimulation({
+        "N": 50, "dim": 3, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
+        "escape_speed": 5.0,
+        "predators": [{"position": [-15.0, 0.0, 0.0], "speed": 9.0, "stalk_speed": 3.0,
+                       "detection_range": 6.0, "c1": 0.6, "c2": 1.5, "capture_radius": 1.0,
+                       "rest_time": 1.0}]}, seed=1)
+    sim.advance(600)
+    captured = sim.capture_step >= 0
+    assert captured.sum() >= 1
+    assert np.all(np.isin(sim.capture_on_hull[captured], [0, 1]))
+    assert np.all(np.isfinite(sim.pos)) and np.all(np.isfinite(sim.ppos))
