@@ -74,3 +74,20 @@ def test_pair_at_exactly_the_range_counts_and_capacity_grows():
     grid.update(pos3, np.ones(100, bool))
     slow = brute_force_neighbour_lists(pos3, 1.0)
     _assert_same([np.sort(grid.neighbours(i)) for i in range(100)], slow)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_serial_and_parallel_builds_give_the_same_lists(dim):
+    rng = np.random.default_rng(4)
+    pos = as_positions3(rng.uniform(0, 12, (900, dim)))
+    alive = rng.random(900) < 0.9
+    lists = []
+    for chunks in (1, 5):
+        grid = NeighbourGrid(900, 1.5, dim, capacity=10)  # too small: both paths must grow
+        grid.chunks = chunks
+        grid.update(pos, alive)
+        lists.append((grid.start.copy(), grid.index[: grid.start[-1]].copy()))
+    assert np.array_equal(lists[0][0], lists[1][0])
+    assert np.array_equal(lists[0][1], lists[1][1])
+    _assert_same([np.sort(lists[0][1][lists[0][0][i]:lists[0][0][i + 1]]) for i in range(900)],
+                 brute_force_neighbour_lists(pos, 1.5, alive=alive))

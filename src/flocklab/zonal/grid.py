@@ -19,7 +19,8 @@ The result is a compressed neighbour list (CSR) in original agent order:
 neighbours of ``i`` are ``index[start[i]:start[i+1]]`` (self excluded, dead agents excluded),
 in a fixed order (stencil order, then agent index), so the sums the rules form from it do not
 depend on the number of threads. Cost per call: O(N + N k) with ``k`` the mean number of
-candidates, two passes (count, fill).
+candidates: one pass when serial (a second only if the list outgrew its preallocated room),
+two (count, fill) when the agents are processed in parallel.
 
 References
 ----------
@@ -199,21 +200,31 @@ def _axis_range(c, n, periodic):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
-def _wrap(c, n, periodic):  # pragma: no cover
+def _image(c, n, periodic, query, box):  # pragma: no cover
+    """Cell index wrapped into 0..n-1 (-1: outside an open grid) and the query coordinate
+    moved to the periodic image that faces that cell."""
     if c < 0:
-        return c + n if periodic == 1 else np.int64(-1)
+        return (c + n, query + box) if periodic == 1 else (np.int64(-1), query)
     if c >= n:
-        return c - n if periodic == 1 else np.int64(-1)
-    return c
+        return (c - n, query - box) if periodic == 1 else (np.int64(-1), query)
+    return c, query
 
 
 @njit(cache=True, inline="always")
 def _scan(px, py, pz, skip, gi, gf, bucket_start, order, sorted_pos, sorted_key, radius_sq,
           out, write_at):  # pragma: no cover
-    """Visit the stencil of point p; count (write_at < 0) or write neighbour indices."""
+    """Visit the stencil of point p; count (write_at < 0) or write neighbour indices (those
+    that fit in ``out``); returns the number of neighbours.
+
+    In a periodic grid with at least three cells per axis each stencil cell is one periodic
+    image, so the query point is shifted by the box instead of taking a minimum image per
+    candidate; with fewer cells the minimum image is taken per candidate.
+    """
     inv_h = 1.0 / gf[3]
     box = gf[4]
     periodic = gi[_PERIODIC]
+    per_candidate = periodic == 1 and (gi[_NX] < 3 or gi[_NY] < 3 or
+                                       (gi[_DIM] == 3 and gi[_NZ] < 3))
     cx = _cell_coord(px, gf[0], inv_h, gi[_NX])
     cy = _cell_coord(py, gf[1], inv_h, gi[_NY])
     cz = _cell_coord(pz, gf[2], inv_h, gi[_NZ])
@@ -225,30 +236,33 @@ def _scan(px, py, pz, skip, gi, gf, bucket_start, order, sorted_pos, sorted_key,
         z_lo, z_hi = _axis_range(cz, gi[_NZ], periodic)
     count = 0
     for oz in range(z_lo, z_hi + 1):
-        nz = _wrap(cz + oz, gi[_NZ], periodic)
+        nz, qz = _image(cz + oz, gi[_NZ], periodic, pz, box)
         if nz < 0:
             continue
         for oy in range(y_lo, y_hi + 1):
-            ny = _wrap(cy + oy, gi[_NY], periodic)
+            ny, qy = _image(cy + oy, gi[_NY], periodic, py, box)
             if ny < 0:
                 continue
             for ox in range(x_lo, x_hi + 1):
-                nx = _wrap(cx + ox, gi[_NX], periodic)
+                nx, qx = _image(cx + ox, gi[_NX], periodic, px, box)
                 if nx < 0:
                     continue
                 b, key = _bucket_of(nx, ny, nz, gi)
                 for q in range(bucket_start[b], bucket_start[b + 1]):
                     if sorted_key[q] != key or order[q] == skip:
                         continue
-                    dx = sorted_pos[q, 0] - px
-                    dy = sorted_pos[q, 1] - py
-                    dz = sorted_pos[q, 2] - pz
-                    if periodic == 1:
+                    dx = sorted_pos[q, 0] - qx
+                    dy = sorted_pos[q, 1] - qy
+                    dz = sorted_pos[q, 2] - qz
+                    if per_candidate:
+                        dx = sorted_pos[q, 0] - px
+                        dy = sorted_pos[q, 1] - py
+                        dz = sorted_pos[q, 2] - pz
                         dx -= box * np.rint(dx / box)
                         dy -= box * np.rint(dy / box)
                         dz -= box * np.rint(dz / box)
                     if dx * dx + dy * dy + dz * dz <= radius_sq:
-                        if write_at >= 0:
+                        if 0 <= write_at and write_at + count < out.shape[0]:
                             out[write_at + count] = order[q]
                         count += 1
     return count
@@ -266,6 +280,22 @@ def _pass_range(lo, hi, pos, alive, radius_sq, gi, gf, bucket_start, order, sort
                       sorted_pos, sorted_key, radius_sq, index, start[i] if write else -1)
         if not write:
             start[i + 1] = count
+
+
+@njit(cache=True)
+def single_pass(pos, alive, radius, gi, gf, bucket_start, order, sorted_pos, sorted_key, start,
+                index):  # pragma: no cover
+    """Serial one-pass CSR build; returns the total, which exceeds ``index.size`` if the
+    list did not fit (the caller grows ``index`` and builds again)."""
+    radius_sq = radius * radius
+    offset = 0
+    for i in range(pos.shape[0]):
+        start[i] = offset
+        if alive[i]:
+            offset += _scan(pos[i, 0], pos[i, 1], pos[i, 2], i, gi, gf, bucket_start, order,
+                            sorted_pos, sorted_key, radius_sq, index, offset)
+    start[pos.shape[0]] = offset
+    return offset
 
 
 @njit(cache=True, parallel=True)
@@ -348,12 +378,18 @@ class NeighbourGrid:
         if not ok:
             raise OverflowError("the agents span more than 2**21 interaction ranges along an "
                                 "axis; the open-space grid cannot index them")
-        args = (self.chunks, pos, alive, self.radius, self.gi, self.gf, self.bucket_start,
-                self.order, self.sorted_pos, self.sorted_key, self.start)
-        total = neighbour_pass(*args, self.index, False)
+        grid = (pos, alive, self.radius, self.gi, self.gf, self.bucket_start, self.order,
+                self.sorted_pos, self.sorted_key, self.start)
+        if self.chunks <= 1:  # one pass; a second only when the list outgrew its room
+            total = single_pass(*grid, self.index)
+            if total > self.index.shape[0]:
+                self.index = np.empty(int(total * 1.5) + 16, np.int64)
+                single_pass(*grid, self.index)
+            return
+        total = neighbour_pass(self.chunks, *grid, self.index, False)
         if total > self.index.shape[0]:
             self.index = np.empty(int(total * 1.5) + 16, np.int64)
-        neighbour_pass(*args, self.index, True)
+        neighbour_pass(self.chunks, *grid, self.index, True)
 
     def neighbours(self, i: int) -> np.ndarray:
         """Neighbour indices of agent ``i`` (a view)."""
