@@ -37,9 +37,10 @@ PARALLEL_MIN_AGENTS = 4096
 
 def parallel_chunks(n: int) -> int:
     """Number of agent ranges a kernel should split ``n`` agents into (<= 1: serial)."""
-    if n < PARALLEL_MIN_AGENTS:
+    threads = numba.get_num_threads()
+    if n < PARALLEL_MIN_AGENTS or threads == 1:
         return 1
-    return 8 * numba.get_num_threads()
+    return 8 * threads
 
 
 @njit(cache=True, inline="always")
