@@ -2,8 +2,10 @@
 
 :class:`ZonalSimulation` owns every array the kernels need, allocated once; :meth:`advance`
 runs ``k`` synchronous steps (neighbour list -> desired directions -> steering -> motion ->
-predators) with no allocation in the loop (the neighbour list grows only when a step needs
-more room than any before). The only randomness inside the loop is the counter-based noise of
+predators) with no array allocated per step by the kernels (the neighbour list grows only
+when a step needs more room than any before; with predators the Python side looks up the
+step's events in two tiny arrays, and computes a convex hull when an attack begins).
+The only randomness inside the loop is the counter-based noise of
 :mod:`flocklab.zonal.geometry`, so a run depends on the parameters and the seed only — not on
 the number of threads, nor on how the steps are chunked.
 """
