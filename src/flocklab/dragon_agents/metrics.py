@@ -1,0 +1,134 @@
+r"""Per-run measures of a dragon trajectory: pure functions on arrays on (time, unit).
+
+Inputs are the recorded arrays ``x, y, vx, vy`` of shape (T, N) (unit 0 = the head) and
+the record times ``t`` of shape (T,). Nothing here integrates or reads files.
+
+* :func:`velocity_alignment` — the article's section 5.1 item 1: mean cosine between each
+  unit's heading and the mean heading, :math:`\phi(t) = \frac1N \sum_i \hat v_i\cdot
+  \hat m`, :math:`\hat m = \sum_i \hat v_i / |\sum_i \hat v_i|` (1 = all parallel).
+* :func:`link_deviation` / :func:`link_stability` — item 2: :math:`|d_l - L|`, its max and
+  mean over links and time.
+* :func:`path_distance` — item 3: distance of a unit to the path (head: following error;
+  tail: how far it strays, the "whip" proxy).
+* :func:`control_effort` — item 4: :math:`\int \sum_i |F^\mathrm{control}_i|^2\,dt`
+  (trapezoid rule on the record grid).
+* :func:`oscillation_power` — power of the link-length deviations above a cut-off
+  frequency (periodogram on the uniform record grid; by Parseval the powers of all
+  frequencies add up to the variance).
+* :func:`settling_time` — time after ``t0`` after which a signal stays within a band
+  around its final value.
+
+Reference: the bench-dragon article (seed 000), section 5.1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def velocity_alignment(vx: np.ndarray, vy: np.ndarray, min_speed: float = 1e-9
+                       ) -> np.ndarray:
+    """Mean cosine of unit headings to the mean heading, shape (T,).
+
+    Units slower than ``min_speed`` (m/s) have no heading and are left out; NaN where no
+    unit moves or the headings cancel exactly.
+    """
+    speed = np.hypot(vx, vy)
+    moving = speed > min_speed
+    safe = np.where(moving, speed, 1.0)
+    ux, uy = np.where(moving, vx / safe, 0.0), np.where(moving, vy / safe, 0.0)
+    mx, my = ux.sum(axis=1), uy.sum(axis=1)
+    norm = np.hypot(mx, my)
+    count = moving.sum(axis=1)
+    ok = (norm > 0) & (count > 0)
+    cosine = (ux * mx[:, None] + uy * my[:, None]).sum(axis=1) / np.where(ok, norm, 1.0)
+    return np.where(ok, cosine / np.maximum(count, 1), np.nan)
+
+
+def link_lengths(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Length of link l (between units l and l+1), shape (T, N-1) (m)."""
+    return np.hypot(np.diff(x, axis=1), np.diff(y, axis=1))
+
+
+def link_deviation(x: np.ndarray, y: np.ndarray, rest: float) -> np.ndarray:
+    """:math:`|d_l - L|`, shape (T, N-1) (m)."""
+    return np.abs(link_lengths(x, y) - rest)
+
+
+def link_stability(x: np.ndarray, y: np.ndarray, rest: float) -> tuple[float, float]:
+    """(max, mean) of :math:`|d_l - L|` over links and records (m), the article's item 2."""
+    dev = link_deviation(x, y, rest)
+    return float(dev.max()), float(dev.mean())
+
+
+def path_distance(x: np.ndarray, y: np.ndarray, path: Any) -> np.ndarray:
+    """Distance (m) of points ``(x, y)`` (any equal shapes) to ``path``
+    (a :class:`flocklab.paths.Path`)."""
+    return path.distance(np.stack([x, y], axis=-1))
+
+
+def control_forces(t: np.ndarray, states: np.ndarray, system: Any) -> np.ndarray:
+    """Control force (alignment + cohesion + path following) per unit, (T, N, 2) (N).
+
+    Undelayed: exact at the records. (For a delayed run the neighbours' past state is not
+    on the record grid; use :func:`control_effort` with ``tau``.)
+    """
+    out = np.empty((len(t), states.shape[1], 2))
+    for k, time in enumerate(t):
+        control, _ = system.accelerations(float(time), states[k].ravel())
+        out[k] = system.m * control
+    return out
+
+
+def control_effort(t: np.ndarray, states: np.ndarray, system: Any, tau: float = 0.0
+                   ) -> float:
+    """:math:`\\int_0^T \\sum_i |F^\\mathrm{control}_i|^2 dt` (N² s), trapezoid rule.
+
+    With a delay ``tau`` the past states are interpolated linearly between records.
+    """
+    forces = np.empty((len(t), states.shape[1], 2))
+    flat = states.reshape(len(t), -1)
+    for k, time in enumerate(t):
+        past = None
+        if tau > 0:
+            past = np.array([np.interp(time - tau, t, col) for col in flat.T])
+        control, _ = system.accelerations(float(time), flat[k], past)
+        forces[k] = system.m * control
+    power = np.sum(forces**2, axis=(1, 2))
+    return float(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)))
+
+
+def oscillation_power(t: np.ndarray, deviation: np.ndarray, f_cut: float) -> float:
+    """Mean over links of the power of ``deviation`` (T, M) above ``f_cut`` (Hz), m².
+
+    One-sided periodogram of each column after removing its mean, normalised so that the
+    sum over all frequencies equals the column's variance; records must be uniform.
+    """
+    dt = np.diff(t)
+    if not np.allclose(dt, dt[0], rtol=1e-9, atol=0):
+        raise ValueError("oscillation_power needs uniformly spaced records")
+    n = len(t)
+    centred = deviation - deviation.mean(axis=0)
+    spectrum = np.abs(np.fft.rfft(centred, axis=0)) ** 2 / n**2
+    spectrum[1:(n + 1) // 2] *= 2.0  # one-sided (Nyquist bin of even n counted once)
+    freq = np.fft.rfftfreq(n, dt[0])
+    return float(spectrum[freq > f_cut].sum(axis=0).mean())
+
+
+def settling_time(t: np.ndarray, signal: np.ndarray, t0: float = 0.0, band: float = 0.05,
+                  rel: float = 0.05, tail: float = 0.1) -> float:
+    """Time after ``t0`` from which ``signal`` stays within the band around its final value.
+
+    Final value: mean over the last ``tail`` fraction of records; band half-width
+    ``max(band, rel * |final|)``. Returns 0 if it never leaves the band after ``t0``.
+    """
+    after = t >= t0
+    ts, sig = t[after], signal[after]
+    final = sig[-max(1, int(tail * len(sig))):].mean()
+    outside = np.abs(sig - final) > max(band, rel * abs(final))
+    if not outside.any():
+        return 0.0
+    last = np.nonzero(outside)[0][-1]
+    return float(ts[min(last + 1, len(ts) - 1)] - t0)
