@@ -7,8 +7,13 @@ bench-dragon article (seed 000).
 """
 
 from flocklab.dragon_agents.dynamics import DragonSystem
-from flocklab.dragon_agents.engine import PARAMETERS, build_system, initial_state, resolve
-from flocklab.dragon_agents.engine import simulate_dragon
+from flocklab.dragon_agents.engine import (
+           PARAMETERS,
+           build_system,
+           initial_state,
+           resolve,
+           simulate_dragon,
+)
 from flocklab.dragon_agents.solve import METHODS, Solution, integrate, integrate_delayed
 
 __all__ = ["METHODS", "PARAMETERS", "DragonSystem", "Solution", "build_system",
