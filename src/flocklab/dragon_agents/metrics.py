@@ -69,34 +69,41 @@ def path_distance(x: np.ndarray, y: np.ndarray, path: Any) -> np.ndarray:
     return path.distance(np.stack([x, y], axis=-1))
 
 
-def control_forces(t: np.ndarray, states: np.ndarray, system: Any) -> np.ndarray:
-    """Control force (alignment + cohesion + path following) per unit, (T, N, 2) (N).
+def past_states(t: np.ndarray, flat: np.ndarray, tau: float) -> np.ndarray:
+    """States at :math:`t - \\tau` by linear interpolation between records, (T, 4N).
 
-    Undelayed: exact at the records. (For a delayed run the neighbours' past state is not
-    on the record grid; use :func:`control_effort` with ``tau``.)
+    Before the first record the first state is used (the chain at rest before the start).
     """
-    out = np.empty((len(t), states.shape[1], 2))
+    when = np.clip(t - tau, t[0], t[-1])
+    upper = np.clip(np.searchsorted(t, when, side="right"), 1, len(t) - 1)
+    lower = upper - 1
+    weight = ((when - t[lower]) / (t[upper] - t[lower]))[:, None]
+    return (1.0 - weight) * flat[lower] + weight * flat[upper]
+
+
+def control_power(t: np.ndarray, states: np.ndarray, system: Any, tau: float = 0.0
+                  ) -> np.ndarray:
+    """:math:`\\sum_i |F^\\mathrm{control}_i(t)|^2` at each record, shape (T,) (N²).
+
+    ``states`` (T, N, 4); control = alignment + cohesion + path following. With a delay
+    ``tau`` the neighbours' past states are interpolated linearly between records
+    (:func:`past_states`); undelayed values are exact at the records.
+    """
+    flat = states.reshape(len(t), -1)
+    past = past_states(t, flat, tau) if tau > 0 and len(t) > 1 else None
+    power = np.empty(len(t))
     for k, time in enumerate(t):
-        control, _ = system.accelerations(float(time), states[k].ravel())
-        out[k] = system.m * control
-    return out
+        control, _ = system.accelerations(float(time), flat[k],
+                                          None if past is None else past[k])
+        power[k] = np.sum((system.m * control) ** 2)
+    return power
 
 
 def control_effort(t: np.ndarray, states: np.ndarray, system: Any, tau: float = 0.0
                    ) -> float:
-    """:math:`\\int_0^T \\sum_i |F^\\mathrm{control}_i|^2 dt` (N² s), trapezoid rule.
-
-    With a delay ``tau`` the past states are interpolated linearly between records.
-    """
-    forces = np.empty((len(t), states.shape[1], 2))
-    flat = states.reshape(len(t), -1)
-    for k, time in enumerate(t):
-        past = None
-        if tau > 0:
-            past = np.array([np.interp(time - tau, t, col) for col in flat.T])
-        control, _ = system.accelerations(float(time), flat[k], past)
-        forces[k] = system.m * control
-    power = np.sum(forces**2, axis=(1, 2))
+    """:math:`\\int \\sum_i |F^\\mathrm{control}_i|^2 dt` (N² s), trapezoid rule on the
+    records (see :func:`control_power`)."""
+    power = control_power(t, states, system, tau)
     return float(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)))
 
 
