@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -140,14 +140,31 @@ class TangentGuide:
 
 @dataclass(frozen=True)
 class ReferenceGuide:
-    """A reference point moving along ``path`` at ``speed`` from ``s = 0`` at ``t = 0``."""
+    """A reference point moving along ``path`` at ``speed`` from ``s = 0`` at ``t = 0``.
+
+    The path frame at the last few times asked for is cached (implicit solvers evaluate
+    the right-hand side repeatedly at the same stage times; a spiral's frame costs a
+    Newton solve in :mod:`flocklab.paths`). The cache only stores values of a function of
+    ``t``, so results do not depend on it.
+    """
 
     path: paths.Path
     speed: float
     gain: float = 0.0
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def frame_at_time(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Reference point and unit tangent at time ``t``."""
+        hit = self._cache.get(t)
+        if hit is None:
+            if len(self._cache) >= 8:
+                self._cache.clear()
+            hit = self.path.frame(self.speed * t)
+            self._cache[t] = hit
+        return hit
 
     def desired_velocity(self, t: float, p: np.ndarray) -> np.ndarray:
-        point, tangent = self.path.frame(self.speed * t)
+        point, tangent = self.frame_at_time(t)
         return self.speed * tangent + self.gain * (point - p)
 
     def jacobian(self, t: float, p: np.ndarray) -> np.ndarray:
