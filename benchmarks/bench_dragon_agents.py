@@ -46,7 +46,7 @@ def timed(fun, *args, **kwargs):
 
 
 def engine_run(span: float, **extra):
-    t = np.linspace(0.0, span, int(round(span * 2)) + 1)
+    t = np.linspace(0.0, span, round(span * 2) + 1)
     return timed(simulate_dragon, {**BIG, **extra}, t)
 
 
@@ -59,7 +59,7 @@ def article_run(span: float):
         return circular_path_velocity(t, head, radius=15.0, angular_speed=0.3)
 
     args = (p["N"], p["L"], p["k_a"], p["k_c"], p["k_p"], p["k_d"], p["k_penalty"], v_desired)
-    t = np.linspace(0.0, span, int(round(span * 2)) + 1)
+    t = np.linspace(0.0, span, round(span * 2) + 1)
     sol, seconds = timed(solve_ivp, article_rhs, (0.0, span), y0, method="Radau",
                          t_eval=t, args=args, rtol=p["rtol"], atol=p["atol"])
     return sol, seconds
@@ -120,7 +120,7 @@ def jacobian_section(span: float) -> list[str]:
 
     p = resolve(BIG)
     system = build_system(p)
-    t = np.linspace(0.0, span, int(round(span * 2)) + 1)
+    t = np.linspace(0.0, span, round(span * 2) + 1)
     lines = [f"## Jacobian variants, N = 223, [0, {span:g}] s, Radau", "",
              "| Jacobian | wall (s) | nfev | njev | nlu |", "|---|---|---|---|---|"]
     for kind in ("analytic", "sparsity", "dense_fd"):
