@@ -1,5 +1,5 @@
-# Flocklab: simulation -> metrics -> summary -> critical fits / finite-size scaling, or
-# design -> simulation -> metrics -> sensitivity indices -> figures -> report.
+# Flocklab: simulation -> summary (per-run metrics) -> critical fits / finite-size scaling, or
+# design -> simulation -> summary -> sensitivity indices -> figures -> report.
 #
 #   snakemake --cores 2                                  # default config/config.yaml
 #   snakemake --cores 2 --configfile config/test.yaml    # the tiny test configuration
@@ -21,7 +21,7 @@ if not config:
     with open(BASE / "config" / "config.yaml", encoding="utf-8") as stream:
         config.update(yaml.safe_load(stream))
 
-STUDIES = validate_config(config, BASE / "workflow" / "schemas" / "config.schema.yaml")
+STUDIES = validate_config(config)
 
 
 include: "workflow/rules/common.smk"
@@ -30,6 +30,7 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/critical.smk"
 include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/tasks.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -41,4 +42,5 @@ rule all:
     input:
         [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
+        [f"results/tasks/{name}/result.json" for name in config["tasks"]],
     default_target: True

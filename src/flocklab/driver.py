@@ -101,6 +101,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     check_memory(model, p, grid)
     rng = np.random.default_rng(control.seed)
     state = model.initial_state(p, rng)
+    state["_dt"] = grid.dt
     record = RunRecord.allocate(model, p, grid)
     record.store(0, model, state, p)
     if not model.supports_checkpoint:
@@ -116,8 +117,8 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
         step += k
         if not _finite(model, state):
             raise SimulationError(
-                f"{model.name} simulation became non-finite at t = {step * grid.dt:g} "
-                f"{grid.units} (step {step}; parameters "
+                f"{model.name} simulation became non-finite in t = ({(step - k) * grid.dt:g}, "
+                f"{step * grid.dt:g}] {grid.units} (steps {step - k}-{step}; parameters "
                 f"{json.dumps(p, sort_keys=True, default=str)}, seed {control.seed})")
         if checkpoint is not None and step % checkpoint.every == 0 and step < grid.steps:
             checkpoint.save(step, {**{f"state.{name}": value for name, value
