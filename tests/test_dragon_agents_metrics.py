@@ -80,3 +80,22 @@ def test_past_states_interpolates_and_holds_the_start():
     past = dm.past_states(t, flat, 0.25)
     np.testing.assert_allclose(past[:, 0], np.maximum(t - 0.25, 0.0), atol=1e-15)
     np.testing.assert_allclose(past[:, 1], 2 * np.maximum(t - 0.25, 0.0), atol=1e-15)
+
+
+def test_rigid_chain_deviation_on_a_line_and_a_circle():
+    """Line: unit i is off the rigid chain by the sum of the first i link stretches.
+    Circle: units at chord L (angle step 2 asin(L / 2R)) behind the head are the rigid
+    chain, deviation 0."""
+    n = 6
+    line = build_system(resolve({"N": n, "path": {"kind": "line", "speed": 1.0}})).guide
+    delta = np.array([0.01, 0.02, 0.0, 0.005, 0.03])
+    x = -np.concatenate([[0.0], np.cumsum(1.0 + delta)])[None, :] + np.array([[0.0], [2.5]])
+    dev = dm.rigid_chain_deviation(x, np.zeros_like(x), line, 1.0)
+    np.testing.assert_allclose(dev, np.tile(np.concatenate([[0.0], np.cumsum(delta)]),
+                                            (2, 1)), atol=1e-12)
+    radius = 15.0
+    circle = build_system(resolve({"N": n})).guide
+    angle = 0.7 - 2 * np.arcsin(1.0 / (2 * radius)) * np.arange(n)
+    dev = dm.rigid_chain_deviation(radius * np.cos(angle)[None], radius * np.sin(angle)[None],
+                                   circle, 1.0)
+    np.testing.assert_allclose(dev, 0.0, atol=1e-9)

@@ -9,7 +9,9 @@ the record times ``t`` of shape (T,). Nothing here integrates or reads files.
 * :func:`link_deviation` / :func:`link_stability` — item 2: :math:`|d_l - L|`, its max and
   mean over links and time.
 * :func:`path_distance` — item 3: distance of a unit to the path (head: following error;
-  tail: how far it strays, the "whip" proxy).
+  tail: how far it strays).
+* :func:`rigid_chain_deviation` — how far each unit is from where a rigid chain on the
+  same path would be (:func:`flocklab.dragon.chain.follow`); at the tail: the "whip".
 * :func:`control_effort` — item 4: :math:`\int \sum_i |F^\mathrm{control}_i|^2\,dt`
   (trapezoid rule on the record grid).
 * :func:`oscillation_power` — power of the link-length deviations above a cut-off
@@ -67,6 +69,41 @@ def path_distance(x: np.ndarray, y: np.ndarray, path: Any) -> np.ndarray:
     """Distance (m) of points ``(x, y)`` (any equal shapes) to ``path``
     (a :class:`flocklab.paths.Path`)."""
     return path.distance(np.stack([x, y], axis=-1))
+
+
+def head_arc_length(x0: np.ndarray, y0: np.ndarray, guide: Any) -> np.ndarray:
+    """Arc length of the head's projection on the guide's path, shape (T,) (m); on a
+    line the infinite line's coordinate, on a closed path unwrapped to be continuous."""
+    from flocklab import paths
+
+    points = np.stack([x0, y0], axis=-1)
+    path = guide.path
+    if isinstance(path, paths.Line):
+        return (points - np.asarray(path.start_point)) @ np.asarray(path.direction)
+    s = path.project(points)
+    if isinstance(path, paths.Periodic):
+        s = np.unwrap(s, period=path.length)
+    return s
+
+
+def rigid_chain_deviation(x: np.ndarray, y: np.ndarray, guide: Any, rest: float
+                          ) -> np.ndarray:
+    """Distance of each unit from where a rigid chain on the same path would be, (T, N).
+
+    The rigid chain starts at the head's projection on the path and puts each next unit on
+    the path at chord distance ``rest`` behind the previous one (the rigid-chain solver of
+    :func:`flocklab.dragon.chain.follow`). Unit 0's entry is its distance to the path.
+    """
+    from flocklab.dragon.chain import follow
+
+    s = head_arc_length(x[:, 0], y[:, 0], guide)
+    out = np.empty(x.shape)
+    for i in range(x.shape[1]):
+        if i > 0:
+            s = follow(guide.path, s, rest)
+        where = guide.path.position(s)
+        out[:, i] = np.hypot(x[:, i] - where[:, 0], y[:, i] - where[:, 1])
+    return out
 
 
 def past_states(t: np.ndarray, flat: np.ndarray, tau: float) -> np.ndarray:

@@ -79,7 +79,9 @@ class DragonAgents(Model):
         Metric("link_error_max", "largest |d - L| after burn-in", "m"),
         Metric("link_error_mean", "mean |d - L| after burn-in", "m"),
         Metric("head_error_mean", "mean head distance to the path after burn-in", "m"),
-        Metric("whip", "largest tail distance to the path after burn-in", "m"),
+        Metric("whip", "largest distance of the tail from where a rigid chain on the same "
+                       "path would be, after burn-in", "m"),
+        Metric("tail_error_max", "largest tail distance to the path after burn-in", "m"),
         Metric("control_effort", "integral of sum |F_control|^2 dt after burn-in", "N^2 s"),
         Metric("oscillation_power", f"link-error power above {OSCILLATION_CUTOFF} Hz "
                                     f"after burn-in", "m^2"),
@@ -161,7 +163,9 @@ class DragonAgents(Model):
             "link_error_max": float(deviation.max()),
             "link_error_mean": float(deviation.mean()),
             "head_error_mean": float(run["head_error"].values[keep].mean()),
-            "whip": float(tail[keep].max()),
+            "whip": float(dm.rigid_chain_deviation(x[keep], y[keep], guide,
+                                                   params["L"])[:, -1].max()),
+            "tail_error_max": float(tail[keep].max()),
             "control_effort": dm.control_effort(t[keep], states[keep], system,
                                                 params["delay"]),
             "oscillation_power": dm.oscillation_power(t[keep], deviation,
