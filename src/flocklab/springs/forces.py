@@ -125,7 +125,7 @@ def _assemble(x, v, springs, rest, stiffness, damping, diagonal, c_x, c_v, c_geo
 
 
 class JacobianAssembler:
-    """Sparse matrices :math:`a_m M + a_x(-\\partial F/\\partial x) + a_v(-\\partial F/\\partial v)`.
+    """Sparse :math:`a_m M + a_x(-\\partial F/\\partial x) + a_v(-\\partial F/\\partial v)`.
 
     Parameters
     ----------

@@ -1,7 +1,8 @@
 r"""Stability limits of the integrators: linear theory and measurement.
 
-**Theory.** At the static equilibrium :math:`x^*` (:func:`~flocklab.springs.statics.static_equilibrium`)
-the free coordinates obey, to first order, :math:`M\ddot\xi = -K\xi - C\dot\xi` with
+**Theory.** At the static equilibrium :math:`x^*`
+(:func:`~flocklab.springs.statics.static_equilibrium`) the free coordinates obey, to first
+order, :math:`M\ddot\xi = -K\xi - C\dot\xi` with
 :math:`K = -\partial F/\partial x`, :math:`C = -\partial F/\partial v` (the analytic
 Jacobians, dense here: :math:`n = D N_{free}` is small for the studied structures). Applying
 an integrator's formulas to this linear system gives its one-step amplification matrix

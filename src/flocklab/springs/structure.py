@@ -319,13 +319,16 @@ def from_document(document: Mapping[str, Any]) -> SpringSystem:
              for n, s in enumerate(springs_in)]
     for n, (a, b) in enumerate(pairs):
         for key, point in (("i", a), ("j", b)):
-            if isinstance(point, bool) or not isinstance(point, int) or not 0 <= point < len(points):
-                _fail(f"springs[{n}].{key}", f"= {point!r} is not a point: allowed 0..{len(points) - 1}")
+            if isinstance(point, bool) or not isinstance(point, int) \
+                    or not 0 <= point < len(points):
+                _fail(f"springs[{n}].{key}",
+                      f"= {point!r} is not a point: allowed 0..{len(points) - 1}")
     xyz = np.asarray(positions, dtype=np.float64)
     rest = [s.get("rest_length", float(np.linalg.norm(xyz[b] - xyz[a])))
             for s, (a, b) in zip(springs_in, pairs, strict=True)]
     return SpringSystem(
-        xyz, [p.get("velocity", zero) for p in points], [_field(p, "mass", f"points[{n}]") for n, p in enumerate(points)],
+        xyz, [p.get("velocity", zero) for p in points],
+        [_field(p, "mass", f"points[{n}]") for n, p in enumerate(points)],
         [bool(p.get("fixed", False)) for p in points], pairs, rest,
         [_field(s, "stiffness", f"springs[{n}]") for n, s in enumerate(springs_in)],
         [s.get("damping", 0.0) for s in springs_in], document.get("absolute_damping", 0.0),
@@ -362,7 +365,7 @@ def load_network(path: str | os.PathLike) -> SpringSystem:
 
     with xr.open_dataset(path) as ds:
         ds = ds.load()
-    n, dim = ds["position"].shape
+    n = ds["position"].shape[0]
     points = [{"position": ds["position"].values[p].tolist(), "mass": float(ds["mass"][p]),
                "fixed": bool(ds["fixed"][p]) if "fixed" in ds else False,
                **{key: ds[key].values[p].tolist() for key in ("velocity", "force") if key in ds}}
