@@ -13,7 +13,7 @@ mass is taken as 0, so they never move):
                            ``semi_implicit_euler`` (the true Verlet has :math:`h^2 F/(2m)` and
                            a second force evaluation); order 1.
 ``velocity_verlet``        :math:`x' = x + h v + \tfrac{h^2}{2} a_0`,
-                           :math:`v' = v + \tfrac h2 [a_0 + a(x', v + \tfrac h2 a_0)]`; order 2.
+                           :math:`v' = v + \tfrac h2 [a_0 + a(x', v + h a_0)]`; order 2.
 ``position_verlet``        Störmer drift–kick–drift: :math:`x_{1/2} = x + \tfrac h2 v`,
                            :math:`v' = v + h\,a(x_{1/2}, v)`, :math:`x' = x_{1/2} + \tfrac h2 v'`;
                            order 2 (1 with velocity-dependent forces).
@@ -37,8 +37,8 @@ mass is taken as 0, so they never move):
 =========================  ====================================================================
 
 Velocity-dependent forces (the dampers) are evaluated: explicit Euler, semi-implicit Euler,
-article Verlet at :math:`v_n`; velocity Verlet's second force at the half-step velocity
-:math:`v + \tfrac h2 a_0`; position Verlet at :math:`v_n` (hence first order with dampers);
+article Verlet at :math:`v_n`; velocity Verlet's second force at the predicted velocity
+:math:`v + h a_0` (second order with dampers; the half-step velocity would make it first); position Verlet at :math:`v_n` (hence first order with dampers);
 RK4 and ``scipy_*`` at every stage's velocity (dampers are part of the ODE); implicit Euler
 and implicit midpoint implicitly, at :math:`v'` resp. :math:`(v + v')/2`, with
 :math:`\partial F/\partial v` in the Newton matrix; the diagonal scheme at each sweep's
@@ -175,21 +175,24 @@ class ArticleVerlet(Integrator):
 
 
 class VelocityVerlet(Integrator):
-    """Velocity Verlet; the second force uses the half-step velocity :math:`v + (h/2) a_0`."""
+    """Velocity Verlet; the second force uses the predicted velocity :math:`v + h a_0`."""
 
     name, order, force_evaluations = "velocity_verlet", 2, 2
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
-        self._a1 = np.empty_like(system.positions)
+        self._a1, self._predicted = np.empty_like(system.positions), np.empty_like(system.positions)
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         h = self.dt
         a0 = self.acceleration(x, v, self._force)
         x += h * v
         x += (0.5 * h * h) * a0
+        np.multiply(a0, h, out=self._predicted)
+        self._predicted += v
+        a1 = self.acceleration(x, self._predicted, self._a1)
         v += (0.5 * h) * a0
-        v += (0.5 * h) * self.acceleration(x, v, self._a1)
+        v += (0.5 * h) * a1
 
 
 class PositionVerlet(Integrator):

@@ -147,25 +147,29 @@ def integrate(system: SpringSystem, integrator: str = "rk4", dt: float = 0.01,
     return result
 
 
-def energy_drift(result: RunResult) -> float:
-    """Relative drift :math:`(E(t_{end}) - E(0)) / \\max(|E(0)|, \\max_t [T + U_e])`."""
+def energy_drift(result: RunResult, reference: float | None = None) -> float:
+    """Relative energy drift :math:`(E(t_{end}) - E(0)) / (E(0) - E_{ref})`.
+
+    ``reference`` is the energy of the static equilibrium (then the denominator is the
+    disturbance energy the run started with); without it the denominator is :math:`|E(0)|`.
+    """
     total = result.observables["total"]
-    scale = max(abs(total[0]), float(np.max(result.observables["kinetic"]
-                                            + result.observables["elastic"])))
-    return float((total[-1] - total[0]) / scale) if scale > 0 else 0.0
+    scale = total[0] - reference if reference is not None else abs(total[0])
+    return float((total[-1] - total[0]) / scale) if scale > 0 else math.nan
 
 
 def settling_time(result: RunResult, tip_equilibrium: np.ndarray,
-                  fraction: float = SETTLING_FRACTION) -> float:
-    """First record time after which the tip stays within the settling band.
+                  fraction: float = SETTLING_FRACTION, hold: float = 0.1) -> float:
+    """First record time after which the tip stays within the settling band to the end.
 
     The band is ``fraction`` (default 2 %) of the initial distance of the tip from its static
-    equilibrium ``tip_equilibrium`` (shape (D,)). NaN when the tip is outside the band at the
-    end of the run, or the run blew up.
+    equilibrium ``tip_equilibrium`` (shape (D,)). NaN (not settled) when the run blew up or the
+    tip has not stayed in the band for at least the last ``hold`` (10 %) of the run.
     """
     distance = np.linalg.norm(result.tip - tip_equilibrium, axis=1)
     band = fraction * distance[0]
-    if not result.stable or distance[-1] > band:
-        return math.nan
     outside = np.flatnonzero(distance > band)
-    return float(result.time[outside[-1] + 1]) if outside.size else 0.0
+    if not result.stable or (outside.size and outside[-1] == distance.size - 1):
+        return math.nan
+    settled = float(result.time[outside[-1] + 1]) if outside.size else 0.0
+    return math.nan if settled > (1.0 - hold) * float(result.time[-1]) else settled

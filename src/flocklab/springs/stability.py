@@ -115,8 +115,7 @@ def _partitioned(method: str, h: float, lin: LinearSystem, iterations: int) -> n
     elif method == "velocity_verlet":
         a0 = acc(x, v)
         x1 = x + h * v + 0.5 * h * h * a0
-        v_half = v + 0.5 * h * a0
-        v1 = v_half + 0.5 * h * acc(x1, v_half)
+        v1 = v + 0.5 * h * (a0 + acc(x1, v + h * a0))
     elif method == "position_verlet":
         x_half = x + 0.5 * h * v
         v1 = v + h * acc(x_half, v)
