@@ -211,7 +211,7 @@ def test_statics_tongue_aligns_with_the_tip_force():
 def test_statics_single_spring_3d_under_gravity_and_cloth_minimum():
     system = chain(n_points=2, stiffness=20.0, mass=0.5, rest_length=0.3, damping=0.0,
                    tip_force=(0.0, 0.0, 0.0), gravity=(0.0, 0.0, -9.81))
-    x = static_equilibrium(system, x0=system.positions + [[0, 0, 0], [0, 0.1, -0.1]])
+    x = static_equilibrium(system, x0=system.positions + np.array([[0, 0, 0], [0, 0.1, -0.1]]))
     assert np.allclose(x[1], [0.0, 0.0, -(0.3 + 0.5 * 9.81 / 20.0)], atol=1e-10)
     sheet = cloth(nx=5, ny=5)
     x = static_equilibrium(sheet)
@@ -272,7 +272,7 @@ def test_article_verlet_is_semi_implicit_euler():
     assert np.allclose(a.v, b.v, rtol=0, atol=1e-9)
 
 
-@pytest.mark.parametrize("name", FIXED_STEP + ["scipy_RK45"])
+@pytest.mark.parametrize("name", [*FIXED_STEP, "scipy_RK45"])
 def test_fixed_points_stay_fixed(name):
     system = cloth(nx=4, ny=4, pin="edge")
     result = integrate(system, name, 0.002, 0.02)

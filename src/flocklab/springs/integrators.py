@@ -38,7 +38,8 @@ mass is taken as 0, so they never move):
 
 Velocity-dependent forces (the dampers) are evaluated: explicit Euler, semi-implicit Euler,
 article Verlet at :math:`v_n`; velocity Verlet's second force at the predicted velocity
-:math:`v + h a_0` (second order with dampers; the half-step velocity would make it first); position Verlet at :math:`v_n` (hence first order with dampers);
+:math:`v + h a_0` (second order with dampers; the half-step velocity would make it first);
+position Verlet at :math:`v_n` (hence first order with dampers);
 RK4 and ``scipy_*`` at every stage's velocity (dampers are part of the ODE); implicit Euler
 and implicit midpoint implicitly, at :math:`v'` resp. :math:`(v + v')/2`, with
 :math:`\partial F/\partial v` in the Newton matrix; the diagonal scheme at each sweep's
