@@ -127,5 +127,5 @@ def test_stability_verdict_rules():
     assert by_start[" explicit methods stable "] == "fails"        # explicit 0.01 < 0.04
     assert by_start[" implicit Euler (full New"] == "holds"
     assert by_start[" implicit Euler, diagonal"] == "fails"
-    ratio = [v for v in verdicts.values() if v.claim.startswith("semi-implicit")][0]
+    ratio = next(v for v in verdicts.values() if v.claim.startswith("semi-implicit"))
     assert ratio.verdict == "holds" and "x4" in ratio.evidence
