@@ -21,7 +21,8 @@ mass is taken as 0, so they never move):
 ``implicit_euler``         :math:`v' = v + h\,a(x', v'),\ x' = x + h v'`, Newton on
                            :math:`G(v') = M(v' - v) - hF(x + h v', v') = 0` with the full sparse
                            Jacobian :math:`M - h^2 \partial F/\partial x - h\,\partial F/\partial v`
-                           (direct ``spsolve`` or conjugate gradients); order 1.
+                           (``spsolve`` with minimum-degree ordering, or conjugate
+                           gradients); order 1.
 ``implicit_euler_diagonal``seed 004's scheme: unknown :math:`x'`, residual
                            :math:`m(x' - x)/h^2 - m v/h - F`, divided by the diagonal
                            approximation :math:`m/h^2 + \sum_s k_s (+\sum_s c_s/h + c/h)` of its
@@ -280,9 +281,9 @@ class NewtonIntegrator(Integrator):
 
     def _solve(self, matrix: sp.csr_matrix, rhs: np.ndarray) -> np.ndarray:
         if self.opts["linear_solver"] == "direct":
-            return spla.spsolve(matrix.tocsc(), rhs)
+            return spla.spsolve(matrix.tocsc(), rhs, permc_spec="MMD_AT_PLUS_A")
         preconditioner = sp.diags(1.0 / matrix.diagonal())
-        solution, _ = spla.cg(matrix, rhs, M=preconditioner, rtol=1e-12, maxiter=10 * rhs.size)
+        solution, _ = spla.cg(matrix, rhs, M=preconditioner, rtol=1e-10, maxiter=10 * rhs.size)
         return solution
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
