@@ -1,5 +1,5 @@
-# Flocklab: simulation -> metrics -> summary -> critical fits / finite-size scaling, or
-# design -> simulation -> metrics -> sensitivity indices -> figures -> report.
+# Flocklab: simulation -> summary (per-run metrics) -> critical fits / finite-size scaling, or
+# design -> simulation -> summary -> sensitivity indices -> figures -> report.
 #
 #   snakemake --cores 2                                  # default config/config.yaml
 #   snakemake --cores 2 --configfile config/test.yaml    # the tiny test configuration
@@ -21,7 +21,7 @@ if not config:
     with open(BASE / "config" / "config.yaml", encoding="utf-8") as stream:
         config.update(yaml.safe_load(stream))
 
-STUDIES = validate_config(config, BASE / "workflow" / "schemas" / "config.schema.yaml")
+STUDIES = validate_config(config)
 
 
 include: "workflow/rules/common.smk"

@@ -1,24 +1,56 @@
-"""Flocklab: simulation and analysis pipeline for models of collective motion."""
+"""Flocklab: simulation and analysis pipeline for models of collective motion.
+
+The package imports lazily: ``import flocklab`` costs no numba, xarray or pandas; each
+submodule pays for what it uses when it is first used.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xarray as xr
-
-from flocklab.models import MODELS, RunControl, SimulationError, get_model
+from flocklab.models.base import RunControl, SimulationError, available_models, get_model
 from flocklab.parameters import ParameterError
-from flocklab.provenance import package_version
 
-__version__ = package_version()
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
 
-__all__ = ["MODELS", "ParameterError", "RunControl", "SimulationError", "__version__",
-           "get_model", "simulate"]
+__all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
+           "available_models", "get_model", "simulate"]
+
+#: Keyword arguments of :func:`simulate` that are run controls, not model parameters.
+CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every",
+                 "snapshot_start")
 
 
-def simulate(model: str, *, steps: int, seed: int, snapshot_every: int = 0,
-             snapshot_start: int = 0, progress: bool | None = None, **params: Any) -> xr.Dataset:
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from flocklab.provenance import package_version
+
+        return package_version()
+    raise AttributeError(f"module 'flocklab' has no attribute '{name}'")
+
+
+def split_controls(arguments: dict[str, Any]) -> tuple[RunControl, dict[str, Any]]:
+    """Split keyword arguments into a :class:`RunControl` and the model parameters."""
+    control = {name: arguments.pop(name) for name in CONTROL_NAMES if name in arguments}
+    if "seed" not in control:
+        raise ParameterError("seed", "'seed' is required")
+    return RunControl(**control), arguments
+
+
+def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> xr.Dataset:
     """Run one simulation of a registered model and return its dataset.
+
+    Parameters
+    ----------
+    model : str
+        Registered model name (:func:`available_models`).
+    progress : bool or None
+        Progress bar on stderr (``None``: only on a terminal).
+    **arguments
+        Model parameters and run controls: ``seed`` and ``steps`` or ``t_end`` (with
+        ``dt`` for continuous-time models), ``record_every``, ``snapshot_every``,
+        ``snapshot_start`` (all in model time units).
 
     Examples
     --------
@@ -27,6 +59,5 @@ def simulate(model: str, *, steps: int, seed: int, snapshot_every: int = 0,
     >>> ds.order_parameter.sizes["time"]
     101
     """
-    control = RunControl(steps=steps, seed=seed, snapshot_every=snapshot_every,
-                         snapshot_start=snapshot_start)
+    control, params = split_controls(dict(arguments))
     return get_model(model).simulate(params, control, progress=progress)

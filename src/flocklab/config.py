@@ -2,8 +2,8 @@
 
 A config is checked in two passes before any job runs:
 
-1. against the JSON schema ``workflow/schemas/config.schema.yaml`` (structure,
-   types, defaults filled in);
+1. against the JSON schema ``flocklab/config.schema.yaml`` (package data; linked from
+   ``workflow/schemas/``): structure, types, defaults filled in;
 2. against the models: every parameter point of every study is resolved by its
    model (names, types, ranges, cross-rules such as the noise-dependent range
    of ``eta``), and figures must name existing studies, points and coordinates.
@@ -26,18 +26,19 @@ import jsonschema
 import numpy as np
 import yaml
 
-from flocklab.metrics import ORDER_THRESHOLD, RUN_VARIABLES
+from flocklab.metrics import ORDER_THRESHOLD, run_variables, summary_quantities
 from flocklab.models import get_model
-from flocklab.models.base import RunControl
+from flocklab.models.base import RunControl, TimeGrid
 from flocklab.parameters import ParameterError
 from flocklab.seeds import derive_seed
 from flocklab.sensitivity import METHODS, Design, Factor, check_sample_size
 
-DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / \
-    "config.schema.yaml"
+#: The config schema, shipped as package data (so a wheel install can validate a config).
+DEFAULT_SCHEMA = Path(__file__).resolve().parent / "config.schema.yaml"
+#: Config keys of a study that are run controls (model time units).
+TIME_KEYS = ("steps", "t_end", "dt", "record_every")
 #: Decimal places kept when generating range values, so 0.1 * 3 is 0.3, not 0.30000000000000004.
 RANGE_DECIMALS = 12
-SUMMARY_QUANTITIES = ("order_parameter", "susceptibility", "binder_cumulant")
 #: Figure kinds drawn from sensitivity.nc and the methods they accept.
 SENSITIVITY_FIGURES = {"oat": ("oat",), "morris": ("morris",), "sobol": ("sobol",),
                        "sensitivity_convergence": ("morris", "sobol")}
@@ -162,10 +163,10 @@ class Study:
     fixed: dict[str, Any]
     axes: tuple[Axis, ...]
     replicates: int
-    steps: int
-    burn_in: int
-    snapshot_every: int
-    snapshot_start: int
+    time: dict[str, Any]
+    burn_in: float
+    snapshot_every: float
+    snapshot_start: float
     base_seed: int
     order_threshold: float = ORDER_THRESHOLD
     sensitivity: DesignSpec | None = None
@@ -216,8 +217,19 @@ class Study:
         return get_model(self.model).resolve({**self.fixed, **point.values})
 
     def control(self, point: Point, replicate: int) -> RunControl:
-        return RunControl(steps=self.steps, seed=self.seed(point, replicate),
+        return RunControl(seed=self.seed(point, replicate), **self.time,
                           snapshot_every=self.snapshot_every, snapshot_start=self.snapshot_start)
+
+    def grid(self, point: Point) -> TimeGrid:
+        """The step schedule of the runs at ``point``."""
+        return self.control(point, 0).grid(get_model(self.model))
+
+    def time_text(self) -> str:
+        """Run length for captions and listings, e.g. ``"4000 steps"`` or ``"t_end = 30 s"``."""
+        model = get_model(self.model)
+        if "steps" in self.time:
+            return f"{self.time['steps']} steps"
+        return f"t_end = {self.time['t_end']:g} {model.time_units}"
 
     def seed(self, point: Point, replicate: int) -> int:
         return derive_seed(self.base_seed, self.name, point.label, replicate)
@@ -307,28 +319,26 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
                               f"distinct (it names the dimension)")
         axes.append(Axis(dim, coords))
 
-    steps, burn_in = raw["steps"], raw["burn_in"]
-    if burn_in >= steps:
-        raise ConfigError(f"config key '{where}.burn_in': {burn_in} must be < steps = {steps}")
+    time = {key: raw[key] for key in TIME_KEYS if key in raw}
     snapshots = raw["snapshots"]
-    if snapshots["start"] > steps:
-        raise ConfigError(f"config key '{where}.snapshots.start': {snapshots['start']} must be "
-                          f"<= steps = {steps}")
+    _check_time(where, model, fixed, time, raw["burn_in"], snapshots)
     _check_analysis(where, raw, axes)
     spec = None
     if "sensitivity" in raw:
         spec = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
                              design_seed(base_seed, name))
     study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
-                  axes=tuple(axes), replicates=raw["replicates"], steps=steps, burn_in=burn_in,
-                  snapshot_every=snapshots["every"], snapshot_start=snapshots["start"],
+                  axes=tuple(axes), replicates=raw["replicates"], time=time,
+                  burn_in=raw["burn_in"], snapshot_every=snapshots["every"],
+                  snapshot_start=snapshots["start"],
                   base_seed=base_seed, order_threshold=raw["order_threshold"], sensitivity=spec,
                   checkpoint_every=raw["checkpoint_every"])
     # Design rows are checked when the design is generated (design_points), not here, so
     # that parsing the Snakefile does not import SALib.
     for point in study.points() if spec is None else ():
         try:
-            study.params(point)
+            params = study.params(point)
+            model.check_control(params, study.grid(point))
         except ParameterError as error:
             source = f"{where}.params" + (f".{error.name}" if error.name in fixed else "")
             for number, axis in enumerate(study.axes):
@@ -337,6 +347,27 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
             raise ConfigError(f"config key '{source}': {error.message} (at point "
                               f"{point.label})") from None
     return study
+
+
+def _check_time(where: str, model: Any, fixed: Mapping[str, Any], time: Mapping[str, Any],
+                burn_in: float, snapshots: Mapping[str, Any]) -> None:
+    """Run length, step and schedules form a whole-step grid; burn_in leaves records."""
+    if model.time_mode == "steps" and ("t_end" in time or "dt" in time):
+        key = "t_end" if "t_end" in time else "dt"
+        raise ConfigError(f"config key '{where}.{key}': model '{model.name}' takes unit "
+                          f"steps; give 'steps'")
+    try:
+        grid = RunControl(seed=0, **time, snapshot_every=snapshots["every"],
+                          snapshot_start=snapshots["start"]).grid(model)
+    except ParameterError as error:
+        key = {"snapshot_every": "snapshots.every", "snapshot_start": "snapshots.start"}.get(
+            error.name, error.name)
+        raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
+    kept = int(np.sum(grid.times(grid.record_steps) > burn_in))
+    if kept < 2:
+        raise ConfigError(f"config key '{where}.burn_in': {burn_in} leaves {kept} recorded "
+                          f"values of a run ending at {grid.t_end:g} {grid.units}; must be "
+                          f"< the end with at least two records after it")
 
 
 def design_seed(base_seed: int, study: str) -> int:
@@ -451,10 +482,12 @@ def design_spec(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str
     """
     method = settings["method"]
     study_key = where.rsplit(".", 1)[0]
+    allowed_outputs = run_variables(get_model(model_name))
     for position, output in enumerate(settings.get("outputs", [])):
-        if output not in RUN_VARIABLES:
+        if output not in allowed_outputs:
             raise ConfigError(f"config key '{where}.outputs[{position}]': '{output}' is not a "
-                              f"per-run metric; allowed: {', '.join(RUN_VARIABLES)}")
+                              f"per-run metric of model '{model_name}'; allowed: "
+                              f"{', '.join(allowed_outputs)}")
     problem = check_sample_size(method, settings["samples"], settings["levels"])
     if problem:
         key, reason = problem
@@ -510,19 +543,30 @@ def _check_claims(where: str, settings: Mapping[str, Any], factors: list[Factor]
                               f"'{claim['parameter']}': {list(levels[claim['parameter']])}")
 
 
+def _check_control(key: str, model: Any, control: str, dim_of: Mapping[str, str]) -> str:
+    """The model declares the control and one of its parameters is swept; its dimension."""
+    try:
+        declared = model.critical_control(control)
+    except ParameterError as error:
+        raise ConfigError(f"config key '{key}': {error.message}") from None
+    swept = [name for name in declared.needs if name in dim_of]
+    if not swept:
+        raise ConfigError(f"config key '{key}': '{control}' needs "
+                          f"{' or '.join(declared.needs)} swept in this study")
+    return dim_of[swept[0]]
+
+
 def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> None:
-    """The critical and fss sections must name swept coordinates on the right dimensions."""
+    """The critical and fss sections must name declared controls swept on their own axis."""
     dim_of = {name: axis.dim for axis in axes for name in axis.coords}
+    model = get_model(raw["model"])
     if "critical" in raw:
         settings = raw["critical"]
         key = f"{where}.critical"
         if settings["reduced_min"] >= settings["reduced_max"]:
             raise ConfigError(f"config key '{key}.reduced_min': {settings['reduced_min']} must "
                               f"be < reduced_max = {settings['reduced_max']}")
-        needed = ["eta"] if settings["control"] == "eta" else ["N", "L"]
-        if not any(name in dim_of for name in needed):
-            raise ConfigError(f"config key '{key}.control': '{settings['control']}' needs "
-                              f"{' or '.join(needed)} swept in this study")
+        _check_control(f"{key}.control", model, settings["control"], dim_of)
         for name in settings["select"]:
             if name not in [axis.dim for axis in axes]:
                 raise ConfigError(f"config key '{key}.select.{name}': not a swept dimension; "
@@ -532,8 +576,10 @@ def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> Non
         key = f"{where}.fss"
         if settings["size"] not in dim_of:
             raise ConfigError(f"config key '{key}.size': '{settings['size']}' is not swept")
-        if "eta" not in dim_of or dim_of["eta"] == dim_of[settings["size"]]:
-            raise ConfigError(f"config key '{key}.control': eta must be swept on its own axis")
+        control_dim = _check_control(f"{key}.control", model, settings["control"], dim_of)
+        if control_dim == dim_of[settings["size"]]:
+            raise ConfigError(f"config key '{key}.control': '{settings['control']}' must be "
+                              f"swept on an axis of its own, not with the size")
 
 
 def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
@@ -583,9 +629,10 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
             if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
                 raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
                                   f"dimension of study '{study.name}'")
-            if figure["y"] not in SUMMARY_QUANTITIES:
+            quantities = summary_quantities(get_model(study.model))
+            if figure["y"] not in quantities:
                 raise ConfigError(f"config key '{where}.y': '{figure['y']}' is not one of "
-                                  f"{', '.join(SUMMARY_QUANTITIES)}")
+                                  f"{', '.join(quantities)}")
 
 
 def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:

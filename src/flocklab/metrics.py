@@ -24,28 +24,78 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.models.base import Model
 
 #: Sokal's window constant.
 SOKAL_WINDOW = 5.0
 #: Number of blocks of the jackknife error of χ and G.
 JACKKNIFE_BLOCKS = 20
-#: Per-run scalar metrics: name -> (key of the statistics, units, long name).
-RUN_VARIABLES = {
-    "order_parameter_mean": ("mean", "1", "time-averaged order parameter <v_a>"),
-    "order_parameter_sem": ("sem", "1", "standard error of <v_a> (autocorrelation-corrected)"),
-    "order_parameter_tau": ("tau", "step", "integrated autocorrelation time of v_a"),
-    "order_parameter_m2": ("m2", "1", "second moment <v_a^2>"),
-    "order_parameter_m4": ("m4", "1", "fourth moment <v_a^4>"),
-    "susceptibility": ("susceptibility", "1", "susceptibility N(<v_a^2> - <v_a>^2)"),
-    "susceptibility_err": ("susceptibility_err", "1", "block-jackknife error of chi"),
-    "binder_cumulant": ("binder_cumulant", "1", "Binder cumulant 1 - <v_a^4>/(3<v_a^2>^2)"),
-    "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
-    "samples": ("samples", "1", "number of post-burn-in samples"),
-    "time_to_order": ("time_to_order", "step",
-                      "first step with v_a >= order_threshold (steps + 1: never reached)"),
-}
+
+
+def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = True
+                      ) -> dict[str, tuple[str, str, str]]:
+    """Per-run statistics of a model's primary observable ``name``.
+
+    Returns ``variable -> (key of SeriesStatistics or "time_to_order", units, long name)``;
+    for the Vicsek model (``name = "order_parameter"``) ``order_parameter_mean``,
+    ``order_parameter_sem``, ..., ``susceptibility``, ``binder_cumulant``,
+    ``time_to_order``. Without a size parameter the susceptibility is left out.
+    """
+    s = symbol or name
+    table = {
+        f"{name}_mean": ("mean", "1", f"time-averaged {s} after burn-in"),
+        f"{name}_sem": ("sem", "1", f"standard error of <{s}> (autocorrelation-corrected)"),
+        f"{name}_tau": ("tau", "record", f"integrated autocorrelation time of {s} "
+                                         f"(in records)"),
+        f"{name}_m2": ("m2", "1", f"second moment <{s}^2>"),
+        f"{name}_m4": ("m4", "1", f"fourth moment <{s}^4>"),
+        "susceptibility": ("susceptibility", "1", f"susceptibility N(<{s}^2> - <{s}>^2)"),
+        "susceptibility_err": ("susceptibility_err", "1", "block-jackknife error of chi"),
+        "binder_cumulant": ("binder_cumulant", "1", f"Binder cumulant 1 - <{s}^4>/"
+                                                    f"(3<{s}^2>^2)"),
+        "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
+        "samples": ("samples", "1", "number of post-burn-in samples"),
+        "time_to_order": ("time_to_order", time_units,
+                          f"first time with {s} >= order_threshold (t_end + one record "
+                          f"interval: never reached, right-censored)"),
+    }
+    if not has_size:
+        del table["susceptibility"], table["susceptibility_err"]
+    return table
+
+
+def run_variables(model: Model) -> dict[str, tuple[str, str]]:
+    """Every per-run metric of ``model``: ``name -> (units, long name)``."""
+    primary = model.observable(model.primary_observable)
+    table = {name: (units, long_name) for name, (_, units, long_name) in primary_variables(
+        primary.name, primary.symbol, model.time_units,
+        model.size_parameter is not None).items()}
+    for obs in model.observables:
+        if obs.name != primary.name:
+            table[f"{obs.name}_mean"] = (obs.units, f"time average of {obs.long_name} after "
+                                                    f"burn-in")
+            table[f"{obs.name}_sem"] = (obs.units, f"standard error of {obs.name}_mean "
+                                                   f"(autocorrelation-corrected)")
+    for metric in model.run_metrics:
+        table[metric.name] = (metric.units, metric.long_name)
+    return table
+
+
+def summary_quantities(model: Model) -> list[str]:
+    """Names ``y`` whose ``replicate_<y>`` a summary holds (for curve figures)."""
+    names = [model.primary_observable, "binder_cumulant"]
+    if model.size_parameter is not None:
+        names.insert(1, "susceptibility")
+    skip = {*names, "susceptibility_err", "binder_cumulant_err"}
+    return names + [name for name in run_variables(model) if name not in skip and
+                    not name.startswith(f"{model.primary_observable}_")]
+
+
 #: Default level of v_a whose first-passage time is ``time_to_order``.
 ORDER_THRESHOLD = 0.8
 
@@ -126,31 +176,34 @@ class SeriesStatistics:
         return asdict(self)
 
 
-def first_passage_time(series: np.ndarray, threshold: float) -> int:
-    r"""First step :math:`t` with :math:`v_a(t) \ge` ``threshold``, or ``series.size`` if none.
+def first_passage_time(series: np.ndarray, times: np.ndarray, threshold: float) -> float:
+    r"""First recorded time :math:`t` with :math:`x(t) \ge` ``threshold``.
 
     Parameters
     ----------
-    series : ndarray, shape (steps + 1,)
-        The whole time series from :math:`t = 0`.
+    series : ndarray, shape (R,)
+        The whole recorded series from :math:`t = 0`.
+    times : ndarray, shape (R,)
+        Record times (equally spaced).
     threshold : float
         Level to reach.
 
     Returns
     -------
-    int
-        The first-passage time in steps; ``steps + 1`` means "not reached within the run"
-        (right-censored).
+    float
+        The time, or ``times[-1] + (times[1] - times[0])`` if the level is never reached
+        (right-censored; ``steps + 1`` for a stepped model recorded every step).
 
     Examples
     --------
-    >>> first_passage_time(np.array([0.1, 0.5, 0.85, 0.7]), 0.8)
-    2
-    >>> first_passage_time(np.array([0.1, 0.5]), 0.8)
-    2
+    >>> first_passage_time(np.array([0.1, 0.5, 0.9, 0.95]), np.arange(4), 0.8)
+    2.0
     """
     reached = np.flatnonzero(np.asarray(series) >= threshold)
-    return int(reached[0]) if reached.size else int(np.asarray(series).size)
+    if reached.size:
+        return float(times[reached[0]])
+    interval = times[1] - times[0] if len(times) > 1 else 1
+    return float(times[-1] + interval)
 
 
 def _jackknife_error(estimates: np.ndarray) -> float:
@@ -160,7 +213,7 @@ def _jackknife_error(estimates: np.ndarray) -> float:
     return float(np.sqrt((k - 1) / k * np.sum((estimates - estimates.mean()) ** 2)))
 
 
-def series_statistics(series: np.ndarray, n_particles: int, blocks: int = JACKKNIFE_BLOCKS
+def series_statistics(series: np.ndarray, n_particles: float, blocks: int = JACKKNIFE_BLOCKS
                       ) -> SeriesStatistics:
     """All statistics of a post-burn-in order-parameter series.
 
@@ -168,8 +221,8 @@ def series_statistics(series: np.ndarray, n_particles: int, blocks: int = JACKKN
     ----------
     series : ndarray, shape (n,)
         :math:`v_a(t)` after burn-in.
-    n_particles : int
-        N, for the susceptibility.
+    n_particles : float
+        N, for the susceptibility (NaN where the model declares no size).
     blocks : int
         Jackknife blocks for the errors of χ and G (fewer if n is smaller).
     """

@@ -9,6 +9,7 @@ a parameter is and which values it may take.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,8 +39,10 @@ class ParameterSpec:
     ----------
     name : str
         Identifier used in configs, on the command line and in file attributes.
-    kind : {"int", "float", "choice", "bool"}
-        Value type. ``int`` accepts integral floats such as ``400.0``.
+    kind : {"int", "float", "choice", "bool", "json"}
+        Value type. ``int`` accepts integral floats such as ``400.0``. ``json`` is a
+        structured value (lists, mappings: obstacles, a path specification, gain
+        distributions) checked against :attr:`schema`.
     default : object
         Value used when the parameter is not given.
     description : str
@@ -52,6 +55,9 @@ class ParameterSpec:
         Whether the bounds themselves are allowed.
     choices : tuple of str
         Allowed values for ``kind="choice"``.
+    schema : dict, optional
+        JSON-schema fragment of a ``kind="json"`` value; errors name the element, e.g.
+        ``obstacles[1].radius``. Cross-element rules belong in the model's ``check``.
     """
 
     name: str
@@ -64,6 +70,7 @@ class ParameterSpec:
     low_inclusive: bool = True
     high_inclusive: bool = True
     choices: tuple[str, ...] = field(default_factory=tuple)
+    schema: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     def range_text(self) -> str:
         """Human-readable allowed range, e.g. ``"> 0"`` or ``"one of angular, vectorial"``."""
@@ -71,6 +78,8 @@ class ParameterSpec:
             return "one of " + ", ".join(self.choices)
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "json":
+            return (self.schema or {}).get("description", "a structured value (JSON)")
         parts = []
         if self.low is not None:
             parts.append(f"{'>=' if self.low_inclusive else '>'} {self.low:g}")
@@ -82,6 +91,8 @@ class ParameterSpec:
     def coerce(self, value: Any) -> Any:
         """Return ``value`` converted to this parameter's type, or raise ParameterError."""
         name = self.name
+        if self.kind == "json":
+            return check_structured(name, value, self.schema or {})
         if self.kind == "choice":
             if not isinstance(value, str) or value not in self.choices:
                 raise ParameterError(
@@ -126,6 +137,37 @@ class ParameterSpec:
             )
 
 
+def check_structured(name: str, value: Any, schema: Mapping[str, Any]) -> Any:
+    """Validate a structured parameter against its JSON-schema fragment; returns a deep copy
+    with plain Python types (tuples as lists), so it round-trips through JSON.
+
+    Raises
+    ------
+    ParameterError
+        Naming the element, e.g. ``parameter 'obstacles[1].radius' = -2.0: ...``.
+    """
+    import json
+
+    try:
+        plain = json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"parameter '{name}' = {value!r} is not a JSON value") \
+            from None
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(dict(schema)).iter_errors(plain),
+                    key=lambda error: list(error.absolute_path))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        where = name
+        for part in error.absolute_path:
+            where += f"[{part}]" if isinstance(part, int) else f".{part}"
+        description = f" ({schema['description']})" if "description" in schema else ""
+        raise ParameterError(name, f"parameter '{where}' = {error.instance!r}: "
+                                   f"{error.message}{description}")
+    return copy.deepcopy(plain)
+
+
 def resolve_parameters(specs: Sequence[ParameterSpec], given: Mapping[str, Any]) -> dict:
     """Fill defaults, reject unknown names and coerce every value.
 
@@ -149,6 +191,6 @@ def resolve_parameters(specs: Sequence[ParameterSpec], given: Mapping[str, Any])
             f"unknown parameter '{unknown[0]}'; allowed: {', '.join(known)}",
         )
     return {
-        name: spec.coerce(given[name]) if name in given else spec.default
+        name: spec.coerce(given[name]) if name in given else copy.deepcopy(spec.default)
         for name, spec in known.items()
     }

@@ -12,10 +12,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
@@ -56,13 +52,10 @@ def trail_segments(x: np.ndarray, y: np.ndarray, box: float) -> np.ndarray:
     return segments.reshape(-1, 2, 2)
 
 
-def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
-                  label: str = "") -> None:
-    """Draw frame ``frame`` of a run: arrows for headings and a trail of ``trail`` frames.
-
-    The trail uses the preceding frames only if they are consecutive steps.
-    """
-    box = float(ds.attrs["L"])
+def draw_periodic_arrows(ax: plt.Axes, ds: xr.Dataset, frame: int, box: float,
+                         trail: int = 20) -> None:
+    """Frame ``frame`` of a run in a periodic ``box``: arrows for the headings ``theta`` and
+    a trail over up to ``trail`` preceding frames, if they are consecutive steps."""
     times = ds["frame"].values
     x = ds["x"].values
     y = ds["y"].values
@@ -81,9 +74,14 @@ def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
-    eta = ds.attrs["eta"]
-    title = (f"{label} L = {box:g}, η = {eta:g}, t = {int(times[frame])}").strip()
-    ax.set_title(title, fontsize=9)
+
+
+def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
+                  label: str = "") -> None:
+    """Draw frame ``frame`` of a run with its model's :meth:`~flocklab.models.Model.draw`."""
+    from flocklab.models import get_model
+
+    get_model(str(ds.attrs["model"])).draw(ax, ds, frame, trail=trail, label=label)
 
 
 def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: Sequence[str],

@@ -5,7 +5,8 @@ import functools
 import shutil
 
 from flocklab.config import SENSITIVITY_FIGURES, design_seed
-from flocklab.resources import metrics_resources, simulation_resources
+from flocklab.models import get_model
+from flocklab.resources import job_resources
 
 RESULTS = "results"
 FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
@@ -29,10 +30,6 @@ def run_path(study, label, replicate):
     return f"{RESULTS}/{study}/runs/{label}/rep{replicate}.nc"
 
 
-def metrics_path(study, label, replicate):
-    return f"{RESULTS}/{study}/metrics/{label}/rep{replicate}.nc"
-
-
 def summary_path(study):
     return f"{RESULTS}/{study}/summary.nc"
 
@@ -54,18 +51,20 @@ def point_of(wildcards):
 
 
 def run_resources(wildcards, attempt):
-    """mem_mb and runtime of a simulate job from its N, steps and snapshot frames."""
+    """mem_mb and runtime of a simulate job from the model's resource hook."""
     study = STUDIES[wildcards.study]
-    particles = study.params(point_of(wildcards))["N"]
-    frames = len(study.control(point_of(wildcards), int(wildcards.replicate)).frame_times())
-    return simulation_resources(particles, study.steps, frames, attempt)
+    point = point_of(wildcards)
+    need = get_model(study.model).resources(study.params(point), study.grid(point))
+    return job_resources(need, attempt)
 
 
-def study_record(study):
+def study_record(name):
     """The slice of a study that its summary depends on (passed through params)."""
+    study = STUDIES[name]
     return {"name": study.name, "model": study.model, "description": study.description,
-            "fixed": study.fixed, "replicates": study.replicates, "steps": study.steps,
-            "burn_in": study.burn_in,
+            "fixed": study.fixed, "replicates": study.replicates, "time": study.time,
+            "burn_in": study.burn_in, "order_threshold": study.order_threshold,
+            "labels": list(study_points(name)), "design": study.sensitivity is not None,
             "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in study.axes]}
 
 
@@ -96,8 +95,8 @@ def analysis_paths(study):
     (and its summary, for a grid study)."""
     settings = config["studies"][study]
     if "sensitivity" in settings:
-        return [f"{RESULTS}/{study}/{name}" for name in
-                ("design.nc", "sensitivity.nc", "sensitivity.json")]
+        return [summary_path(study)] + [f"{RESULTS}/{study}/{name}" for name in
+                                        ("design.nc", "sensitivity.nc", "sensitivity.json")]
     paths = [summary_path(study)]
     if "critical" in settings:
         paths += [f"{RESULTS}/{study}/critical.nc", f"{RESULTS}/{study}/critical.json"]

@@ -1,35 +1,14 @@
-# Stage 2: per-run statistics after burn-in, then one summary per study.
-
-
-rule metrics:
-    input:
-        "results/{study}/runs/{point}/rep{replicate}.nc",
-    output:
-        "results/{study}/metrics/{point}/rep{replicate}.nc",
-    params:
-        burn_in=lambda wc: STUDIES[wc.study].burn_in,
-        order_threshold=lambda wc: STUDIES[wc.study].order_threshold,
-    threads: 1
-    resources:
-        mem_mb=lambda wc, attempt: metrics_resources(STUDIES[wc.study].steps, attempt)["mem_mb"],
-        runtime=lambda wc, attempt: metrics_resources(STUDIES[wc.study].steps, attempt)["runtime"],
-    group:
-        "runs"
-    conda:
-        "../envs/flocklab.yaml"
-    log:
-        "results/logs/metrics/{study}/{point}/rep{replicate}.log",
-    script:
-        "../scripts/metrics.py"
+# Stage 2: per-run statistics of every run of a study and their replicate averages, in one
+# process per study (results/<study>/summary.nc). A burn_in change reruns this, no simulation.
 
 
 rule summarize:
     input:
-        lambda wc: study_files(metrics_path, wc.study),
+        lambda wc: study_files(run_path, wc.study),
     output:
         "results/{study}/summary.nc",
     params:
-        study=lambda wc: study_record(STUDIES[wc.study]),
+        study=lambda wc: study_record(wc.study),
     conda:
         "../envs/flocklab.yaml"
     log:

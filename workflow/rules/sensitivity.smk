@@ -1,6 +1,6 @@
-# Stage 3b: sensitivity analysis. The design's points run as ordinary simulate and metrics
-# jobs (their labels come from flocklab.config.design_points); these two rules write the
-# design and the indices.
+# Stage 3b: sensitivity analysis. The design's points run as ordinary simulate jobs (their
+# labels come from flocklab.config.design_points) and are summarised like any study; these
+# two rules write the design and the indices.
 
 
 rule sample:
@@ -20,7 +20,7 @@ rule sample:
 rule analyse_sensitivity:
     input:
         design="results/{study}/design.nc",
-        metrics=lambda wc: study_files(metrics_path, wc.study),
+        summary="results/{study}/summary.nc",
     output:
         nc="results/{study}/sensitivity.nc",
         json="results/{study}/sensitivity.json",

@@ -1,6 +1,6 @@
 # Stage 1: one simulation per (study, parameter point, replicate). Memory and run time are
-# requested from N, steps and snapshot count, doubled on each retry (flocklab.resources); on a
-# cluster, simulate and metrics jobs are grouped (group "runs", --group-components).
+# requested from the model's resource hook, growing with each retry (flocklab.resources); on
+# a cluster, simulate jobs are grouped (group "runs", --group-components).
 
 
 rule simulate:

@@ -5,6 +5,6 @@ from flocklab.stages.sensitivity import run_analysis
 
 snakemake = globals()["snakemake"]
 with log_to(snakemake.log[0]):
-    run_analysis(snakemake.input.design, list(snakemake.input.metrics),
+    run_analysis(snakemake.input.design, snakemake.input.summary,
                  snakemake.params.settings, snakemake.params.replicates, snakemake.output.nc,
                  snakemake.output.json)

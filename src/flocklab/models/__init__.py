@@ -1,6 +1,26 @@
-"""Model registry: ``get_model(name)`` returns a model; importing this package registers all."""
+"""Model registry: ``get_model(name)`` returns a model.
 
-from flocklab.models import vicsek  # noqa: F401  (registers the model)
-from flocklab.models.base import MODELS, Model, RunControl, SimulationError, get_model, register
+Models register through the entry-point group ``flocklab.models`` (``pyproject.toml``), so
+a package outside flocklab adds a model without editing it; a model module is imported
+only when its model is first asked for.
+"""
 
-__all__ = ["MODELS", "Model", "RunControl", "SimulationError", "get_model", "register"]
+from flocklab.models.base import (
+    MODELS,
+    CriticalControl,
+    Metric,
+    Model,
+    Observable,
+    Resources,
+    RunControl,
+    SimulationError,
+    SnapshotVariable,
+    TimeGrid,
+    available_models,
+    get_model,
+    register,
+)
+
+__all__ = ["MODELS", "CriticalControl", "Metric", "Model", "Observable", "Resources",
+           "RunControl", "SimulationError", "SnapshotVariable", "TimeGrid",
+           "available_models", "get_model", "register"]

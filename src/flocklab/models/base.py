@@ -1,90 +1,357 @@
-"""The interface every model implements, and the model registry.
+r"""The contract every model implements: declarations, hooks, run controls.
 
-A model is a small object that knows its parameters (:class:`ParameterSpec`),
-checks a parameter set, and turns (parameters, run controls, seed) into an
-:class:`xarray.Dataset`. Stages never look inside a model: they call
-:func:`get_model` with the name from the config, so a new model plugs into the
-simulate → metrics → fit → figures pipeline by registering itself here.
+A model is a subclass of :class:`Model` that *declares* what it is and what it records,
+and implements a few small *hooks*; the shared driver (:mod:`flocklab.driver`) owns the
+time loop — chunking, progress, the finiteness check, checkpoint save/resume, the record
+and snapshot schedules — and packages the result as a :class:`~flocklab.record.RunRecord`
+(a netCDF file, or an :class:`xarray.Dataset` through ``to_xarray``). Stages, rules, the
+config schema, figures and captions read only these declarations, never a model's name.
+
+Subclass contract
+-----------------
+Declarations (class attributes):
+
+``name, description, reference, title``
+    Registry name, one-line description, literature reference, file title.
+``parameters``
+    Tuple of :class:`~flocklab.parameters.ParameterSpec`: scalars (``int``, ``float``,
+    ``choice``, ``bool``) and structured values (``kind="json"`` with a JSON-schema
+    fragment, e.g. a list of obstacles), validated by :meth:`resolve` before any job runs.
+``time_mode``
+    ``"steps"`` (integer steps, ``dt = 1``, time in ``"step"``) or ``"continuous"``
+    (``t_end`` and ``dt`` in :attr:`time_units`; :attr:`default_dt` when ``dt`` is omitted).
+``observables``, ``primary_observable``
+    Time series recorded on ``time`` (:class:`Observable`) and the order-like one whose
+    moments, susceptibility, Binder cumulant and first-passage time the metrics compute.
+``size_parameter``
+    Parameter multiplying the variance in the susceptibility :math:`\chi = N\,\mathrm{var}`
+    (``None``: :math:`\chi` is not computed).
+``critical_controls``
+    Parameters (or derived coordinates) a critical fit may use (:class:`CriticalControl`).
+``snapshot_variables``, ``entity_dim``
+    Per-entity arrays recorded in frames, on (``frame``, :attr:`entity_dim`).
+``run_metrics``
+    Per-run scalars the model adds through :meth:`extra_metrics` (:class:`Metric`).
+``factor_targets``
+    Derived factors a sensitivity study may vary and the parameter each sets.
+
+Hooks (the driver calls them in this order):
+
+:meth:`check` (cross-parameter rules) → :meth:`initial_state` → (:meth:`advance` ⟶
+:meth:`step`, :meth:`observe`, :meth:`snapshot`) per chunk → :meth:`state_arrays` /
+:meth:`load_state` for checkpoints → :meth:`extra_outputs` → :meth:`extra_metrics` (later,
+at study level, from the run file). :meth:`entity_count`, :meth:`resources`,
+:meth:`chunk_steps`, :meth:`derived` and :meth:`draw` describe a run without running it.
+A model with a whole-interval solver (``solve_ivp`` over ``[0, t_end]``) sets
+``supports_checkpoint = False`` and overrides :meth:`chunk_steps` to return all steps.
+
+References
+----------
+Style after scipy.integrate's ``OdeSolver`` (subclass contract in the base docstring) and
+HOOMD-blue (state, operations and writers apart).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import functools
+import importlib
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import xarray as xr
+import numpy as np
 
-from flocklab.checkpoint import Checkpoint
 from flocklab.parameters import ParameterError, ParameterSpec, resolve_parameters
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+    from flocklab.checkpoint import Checkpoint
+    from flocklab.record import RunRecord
+
+TIME_MODES = ("steps", "continuous")
+#: Relative tolerance when checking that a time is a whole number of steps.
+GRID_TOLERANCE = 1e-9
 
 
 class SimulationError(RuntimeError):
-    """A simulation produced non-finite values; nothing is written."""
+    """A simulation became non-finite or blew up; nothing is written."""
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Observable:
+    """A time series a model records on ``time``.
+
+    Parameters
+    ----------
+    name, long_name, units : str
+        Variable name, description and unit in the run file.
+    low, high : float, optional
+        Range of the values (both finite: metrics add a histogram on that range).
+    symbol : str
+        LaTeX symbol for axis labels (without dollars), e.g. ``"v_a"``.
+    """
+
+    name: str
+    long_name: str
+    units: str = "1"
+    low: float | None = None
+    high: float | None = None
+    symbol: str = ""
+
+    def label(self) -> str:
+        """Axis label, e.g. ``"order parameter $v_a$"``."""
+        return f"{self.long_name} ${self.symbol}$" if self.symbol else self.long_name
+
+    @property
+    def bounded(self) -> bool:
+        return self.low is not None and self.high is not None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A per-run scalar a model adds through :meth:`Model.extra_metrics`."""
+
+    name: str
+    long_name: str
+    units: str = "1"
+
+
+@dataclass(frozen=True)
+class CriticalControl:
+    r"""A control parameter a critical fit may use.
+
+    Parameters
+    ----------
+    key : str
+        Name in the config (``critical: {control: key}``) and in output names
+        (``<key>_c``), e.g. ``"eta"``, ``"rho"``.
+    coordinate : str
+        Summary coordinate the control lives on (a parameter or a derived quantity,
+        e.g. ``"density"``).
+    ordered_side : {"below", "above"}
+        Side of the critical value on which the order parameter is non-zero.
+    exponent : str
+        Name of the exponent of :math:`v \propto |x - x_c|^{e}` (``"beta"``, ``"delta"``).
+    symbol : str
+        LaTeX symbol of the control (``r"\eta"``).
+    needs : tuple of str
+        Parameters of which at least one must be swept for the coordinate to vary.
+    """
+
+    key: str
+    coordinate: str
+    ordered_side: str
+    exponent: str
+    symbol: str
+    needs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.ordered_side not in ("below", "above"):
+            raise ValueError(f"ordered_side must be 'below' or 'above', got {self.ordered_side}")
+
+
+@dataclass(frozen=True)
+class SnapshotVariable:
+    """A per-entity array recorded in snapshot frames."""
+
+    long_name: str
+    units: str = "1"
+    dtype: str = "float64"
+
+
+# --------------------------------------------------------------------------- run controls
 
 
 @dataclass(frozen=True)
 class RunControl:
-    """Run length and recording options, common to all time-stepping models.
+    """Run length, seed and recording schedule, in the model's time units.
+
+    Give either ``steps`` (stepped and continuous models) or ``t_end`` (continuous).
+    All times (``record_every``, ``snapshot_every``, ``snapshot_start``) are in model
+    time units and must be whole numbers of steps of ``dt`` (checked by :meth:`grid`).
 
     Parameters
     ----------
-    steps : int
-        Number of time steps after the initial state (``>= 1``).
     seed : int
         Seed of the run's random stream (``0 <= seed < 2**63``).
-    snapshot_every : int
-        Record the particle state every this many steps (0: only the order
-        parameter time series). Frame 0 is always the initial state.
-    snapshot_start : int
-        First step recorded after the initial frame: frames are
-        ``t = 0`` and ``t = snapshot_start + k * snapshot_every <= steps``.
+    steps : int, optional
+        Number of time steps.
+    t_end : float, optional
+        Final time (continuous models).
+    dt : float, optional
+        Time step; stepped models have ``dt = 1``.
+    record_every : float, optional
+        Interval between recorded observable values (default: every step).
+    snapshot_every : float
+        Interval between snapshot frames (0: only the initial frame).
+    snapshot_start : float
+        Time of the first frame after the initial one.
+    """
+
+    seed: int
+    steps: int | None = None
+    t_end: float | None = None
+    dt: float | None = None
+    record_every: float | None = None
+    snapshot_every: float = 0
+    snapshot_start: float = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) \
+                or not 0 <= self.seed < 2**63:
+            raise ParameterError("seed", f"'seed' = {self.seed!r} is out of range: allowed is "
+                                         f"an integer >= 0 and < 2**63")
+        if (self.steps is None) == (self.t_end is None):
+            raise ParameterError("steps", "give exactly one of 'steps' and 't_end'")
+        for name in ("t_end", "dt", "record_every"):
+            value = getattr(self, name)
+            if value is not None and not _positive_number(value):
+                raise ParameterError(name, f"'{name}' = {value!r} is out of range: allowed "
+                                           f"is a number > 0")
+        for name in ("snapshot_every", "snapshot_start"):
+            value = getattr(self, name)
+            if not _positive_number(value, allow_zero=True):
+                raise ParameterError(name, f"'{name}' = {value!r} is out of range: allowed "
+                                           f"is a number >= 0")
+        if self.steps is not None and (isinstance(self.steps, bool) or
+                                       not isinstance(self.steps, int | np.integer) or
+                                       self.steps < 1):
+            raise ParameterError("steps", f"'steps' = {self.steps!r} is out of range: "
+                                          f"allowed is an integer >= 1")
+
+    def as_attrs(self) -> dict[str, Any]:
+        """The controls as given (``None`` omitted), for file attributes and fingerprints."""
+        names = ("steps", "t_end", "dt", "record_every", "snapshot_every", "snapshot_start",
+                 "seed")
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+    def grid(self, model: Model) -> TimeGrid:
+        """The integer step schedule of this run for ``model`` (checks every time)."""
+        return TimeGrid.build(self, model)
+
+
+def _positive_number(value: Any, allow_zero: bool = False) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        return False
+    return math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
+
+
+def _whole_steps(name: str, value: float, dt: float) -> int:
+    steps = value / dt
+    nearest = round(steps)
+    if abs(steps - nearest) > GRID_TOLERANCE * max(1.0, abs(steps)):
+        raise ParameterError(name, f"'{name}' = {value!r} is not a whole number of time "
+                                   f"steps dt = {dt!r}")
+    return int(nearest)
+
+
+@dataclass(frozen=True)
+class TimeGrid:
+    """A run's schedule in integer steps: ``t_k = k dt``, ``k = 0..steps``.
+
+    Attributes
+    ----------
+    steps : int
+        Number of steps.
+    dt : float
+        Step length in model time units.
+    units : str
+        Time unit.
+    integer : bool
+        Time is a step count (stepped models): coordinates are integers.
+    record_steps : ndarray of int64
+        Steps at which observables are recorded (always includes 0 and ``steps``).
+    frame_steps : ndarray of int64
+        Steps at which snapshot frames are recorded (always includes 0).
     """
 
     steps: int
-    seed: int
-    snapshot_every: int = 0
-    snapshot_start: int = 0
+    dt: float
+    units: str
+    integer: bool
+    record_steps: np.ndarray = field(repr=False)
+    frame_steps: np.ndarray = field(repr=False)
 
-    def __post_init__(self) -> None:
-        checks = [
-            ("steps", self.steps, 1, None),
-            ("seed", self.seed, 0, 2**63 - 1),
-            ("snapshot_every", self.snapshot_every, 0, None),
-            ("snapshot_start", self.snapshot_start, 0, self.steps),
-        ]
-        for name, value, low, high in checks:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ParameterError(name, f"'{name}' = {value!r} must be an integer")
-            if value < low or (high is not None and value > high):
-                allowed = f">= {low}" + (f" and <= {high}" if high is not None else "")
-                raise ParameterError(name, f"'{name}' = {value!r} is out of range: allowed is "
-                                           f"an integer {allowed}")
+    @classmethod
+    def build(cls, control: RunControl, model: Model) -> TimeGrid:
+        stepped = model.time_mode == "steps"
+        if stepped:
+            if control.dt not in (None, 1, 1.0):
+                raise ParameterError("dt", f"'dt' = {control.dt!r}: model '{model.name}' "
+                                           f"takes unit steps (give 'steps', not 'dt')")
+            dt = 1.0
+        else:
+            dt = float(control.dt if control.dt is not None else model.default_dt)
+        steps = control.steps if control.steps is not None else _whole_steps(
+            "t_end", float(control.t_end), dt)
+        steps = int(steps)
+        record = 1 if control.record_every is None else _whole_steps(
+            "record_every", float(control.record_every), dt)
+        if record < 1:
+            raise ParameterError("record_every", f"'record_every' = {control.record_every!r} "
+                                                 f"must be at least one step dt = {dt!r}")
+        record_steps = np.arange(0, steps + 1, record, dtype=np.int64)
+        if record_steps[-1] != steps:
+            record_steps = np.append(record_steps, np.int64(steps))
+        every = _whole_steps("snapshot_every", float(control.snapshot_every), dt)
+        start = _whole_steps("snapshot_start", float(control.snapshot_start), dt)
+        if start > steps:
+            raise ParameterError("snapshot_start", f"'snapshot_start' = "
+                                                   f"{control.snapshot_start!r} is after the "
+                                                   f"end of the run")
+        frames = [0] if every == 0 else [0, *[t for t in range(start, steps + 1, every) if t]]
+        return cls(steps, dt, model.time_units, stepped, record_steps,
+                   np.asarray(frames, dtype=np.int64))
 
-    def frame_times(self) -> list[int]:
-        """Steps at which a snapshot frame is recorded (always includes 0)."""
-        if self.snapshot_every == 0:
-            return [0]
-        times = range(self.snapshot_start, self.steps + 1, self.snapshot_every)
-        return [0, *[t for t in times if t > 0]]
+    def times(self, steps: np.ndarray) -> np.ndarray:
+        """Model times of integer ``steps`` (int64 for stepped models)."""
+        return steps.astype(np.int64) if self.integer else steps * self.dt
 
-    def as_attrs(self) -> dict[str, int]:
-        return {"steps": self.steps, "seed": self.seed, "snapshot_every": self.snapshot_every,
-                "snapshot_start": self.snapshot_start}
+    @property
+    def t_end(self) -> float:
+        return self.steps * self.dt
 
 
-class Model(ABC):
-    """Base class of a registered model.
+@dataclass(frozen=True)
+class Resources:
+    """What one run needs: peak memory (bytes) and an estimate of its run time (s)."""
 
-    Subclasses set :attr:`name`, :attr:`parameters` and :attr:`reference` and
-    implement :meth:`simulate`; :meth:`check` adds cross-parameter rules.
-    """
+    memory_bytes: int
+    seconds: float
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class Model:
+    """Base class of a registered model (the subclass contract is in the module docstring)."""
 
     name: ClassVar[str]
     description: ClassVar[str]
     reference: ClassVar[str]
+    title: ClassVar[str] = ""
     parameters: ClassVar[tuple[ParameterSpec, ...]]
+    time_mode: ClassVar[str] = "steps"
+    time_units: ClassVar[str] = "step"
+    default_dt: ClassVar[float] = 1.0
+    observables: ClassVar[tuple[Observable, ...]]
+    primary_observable: ClassVar[str]
+    size_parameter: ClassVar[str | None] = None
+    critical_controls: ClassVar[tuple[CriticalControl, ...]] = ()
+    entity_dim: ClassVar[str] = "particle"
+    snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {}
+    run_metrics: ClassVar[tuple[Metric, ...]] = ()
+    factor_targets: ClassVar[dict[str, str]] = {}
+    supports_checkpoint: ClassVar[bool] = True
+    #: Entity-updates per chunk between progress reports and finiteness checks.
+    chunk_updates: ClassVar[int] = 1 << 22
+
+    # ----------------------------------------------------------------- parameters
 
     def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults filled, types coerced, ranges and cross-rules checked."""
@@ -92,8 +359,11 @@ class Model(ABC):
         self.check(params)
         return params
 
-    def check(self, params: dict[str, Any]) -> None:  # noqa: B027  (optional hook)
-        """Cross-parameter rules (override); raise ParameterError."""
+    def check(self, params: dict[str, Any]) -> None:
+        """Cross-parameter rules (override); raise ParameterError naming the key."""
+
+    def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
+        """Rules that involve the time step (override), e.g. a maximum ``dt``."""
 
     def spec(self, name: str) -> ParameterSpec:
         for spec in self.parameters:
@@ -102,12 +372,24 @@ class Model(ABC):
         raise KeyError(name)
 
     def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
-        """Derived scalars (value, attrs) such as the density; empty by default."""
+        """Derived scalars ``name -> (value, attrs)`` written with every run (e.g. density)."""
         return {}
 
-    #: Derived quantities that a sensitivity study may vary, with the parameter each sets
-    #: (e.g. ``{"density": "N"}``); see :meth:`set_factor`.
-    factor_targets: ClassVar[dict[str, str]] = {}
+    def observable(self, name: str) -> Observable:
+        for observable in self.observables:
+            if observable.name == name:
+                return observable
+        raise KeyError(name)
+
+    def critical_control(self, key: str) -> CriticalControl:
+        for control in self.critical_controls:
+            if control.key == key:
+                return control
+        allowed = ", ".join(c.key for c in self.critical_controls) or "none"
+        raise ParameterError("control", f"model '{self.name}' has no critical control "
+                                        f"'{key}'; allowed: {allowed}")
+
+    # ----------------------------------------------------------------- sensitivity factors
 
     def factor_names(self) -> list[str]:
         """Names a sensitivity study may vary: numeric parameters and derived factors."""
@@ -119,51 +401,191 @@ class Model(ABC):
         return self.factor_targets.get(name, name)
 
     def set_factor(self, params: dict[str, Any], name: str, value: float) -> None:
-        """Set factor ``name`` to ``value`` in ``params`` (in place).
-
-        A numeric parameter is set directly (integers rounded); a derived factor is
-        mapped by :meth:`set_derived_factor` after the other factors are set.
-        """
+        """Set factor ``name`` to ``value`` in ``params`` (integers rounded)."""
         if name in self.factor_targets:
             self.set_derived_factor(params, name, value)
             return
         spec = self.spec(name)
         params[name] = round(value) if spec.kind == "int" else float(value)
 
-    def set_derived_factor(self, params: dict[str, Any], name: str,
-                           value: float) -> None:
+    def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
         """Map a derived factor onto the model parameters (override with factor_targets)."""
         raise ParameterError(name, f"model '{self.name}' cannot vary '{name}'")
 
-    @abstractmethod
-    def simulate(self, params: Mapping[str, Any], control: RunControl, *,
-                 progress: bool = False, checkpoint: Checkpoint | None = None) -> xr.Dataset:
-        """Run one simulation and return its dataset (in memory, not written).
+    # ----------------------------------------------------------------- hooks
 
-        With ``checkpoint``, save the state every ``checkpoint.every`` steps and resume
-        from a matching checkpoint; the result must equal an uninterrupted run's.
+    def entity_count(self, params: Mapping[str, Any]) -> int:
+        """Number of entities (particles, agents, ...) on :attr:`entity_dim`."""
+        return int(params["N"])
+
+    def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
+        """The state at ``t = 0`` as a dict; arrays whose names do not start with ``_``
+        are the checkpointed state."""
+        raise NotImplementedError
+
+    def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
+        """Advance ``state`` in place by ``k`` steps from global step ``first_step``."""
+        raise NotImplementedError
+
+    def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
+        """Values of every observable in the current state."""
+        raise NotImplementedError
+
+    def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """Per-entity arrays of every snapshot variable, ordered by entity identity."""
+        raise NotImplementedError
+
+    def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
+                record: RunRecord) -> None:
+        """Advance by ``k`` steps, recording observables and frames on the way.
+
+        The default calls :meth:`step` up to each record or frame step and
+        :meth:`observe` / :meth:`snapshot` there; a model with a compiled loop overrides
+        it and writes ``record.series`` / ``record.frames`` itself.
         """
+        step = first_step
+        events = record.event_steps(first_step, first_step + k)
+        for target in events:
+            if target > step:
+                self.step(state, params, step, int(target - step))
+                step = int(target)
+            record.store(step, self, state, params)
+        if step < first_step + k:
+            self.step(state, params, step, first_step + k - step)
+
+    def chunk_steps(self, params: Mapping[str, Any], grid: TimeGrid) -> int:
+        """Steps per chunk between progress reports, finiteness checks and checkpoints."""
+        return max(1, min(grid.steps, self.chunk_updates // max(1, self.entity_count(params))))
+
+    def state_arrays(self, state: dict) -> dict[str, np.ndarray]:
+        """Arrays that make up the state (checkpoint contents, finiteness check)."""
+        return {name: value for name, value in state.items()
+                if isinstance(value, np.ndarray) and not name.startswith("_")}
+
+    def load_state(self, state: dict, arrays: Mapping[str, np.ndarray]) -> None:
+        """Overwrite ``state`` (fresh from :meth:`initial_state`) with checkpointed arrays."""
+        for name, value in self.state_arrays(state).items():
+            value[...] = arrays[name]
+
+    def extra_outputs(self, state: dict, params: Mapping[str, Any]
+                      ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
+        """Run-level variables ``name -> (dims, values, attrs)`` written at the end."""
+        return {}
+
+    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+        """Values of :attr:`run_metrics` from a run file's contents (pure function)."""
+        return {}
+
+    def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
+        """Peak memory and run-time estimate of one run (override for a sharper one).
+
+        Default: 16 float64 words per entity of state and work space, the recorded
+        series and frames, twice over for the copy made when the file is written; run
+        time at 10⁶ entity-updates per second.
+        """
+        n = self.entity_count(params)
+        frames = len(grid.frame_steps) * max(1, len(self.snapshot_variables)) * n
+        series = len(grid.record_steps) * len(self.observables)
+        memory = 8 * (16 * n + 2 * (frames + series))
+        return Resources(memory, n * grid.steps / 1.0e6)
+
+    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
+             label: str = "") -> None:
+        """Draw frame ``frame`` of a run on matplotlib axes ``ax`` (override).
+
+        The default draws entity positions ``x``, ``y`` as points.
+        """
+        ax.plot(run["x"].values[frame], run["y"].values[frame], ".", ms=3)
+        ax.set_aspect("equal")
+        ax.set_title(f"{label} t = {run['frame'].values[frame]:g}".strip(), fontsize=9)
+
+    # ----------------------------------------------------------------- running
+
+    def simulate(self, params: Mapping[str, Any], control: RunControl, *,
+                 progress: bool | None = False, checkpoint: Checkpoint | None = None
+                 ) -> xr.Dataset:
+        """Run one simulation and return its dataset (see :func:`flocklab.driver.run`)."""
+        from flocklab.driver import run
+
+        return run(self, params, control, progress=progress, checkpoint=checkpoint).to_xarray()
+
+
+# --------------------------------------------------------------------------- registry
 
 
 MODELS: dict[str, type[Model]] = {}
+ENTRY_POINT_GROUP = "flocklab.models"
 
 
 def register(cls: type[Model]) -> type[Model]:
-    """Class decorator adding a model to the registry under ``cls.name``."""
+    """Add a model class to the registry under ``cls.name`` (for tests and interactive use;
+    packages register through the ``flocklab.models`` entry-point group).
+
+    Raises
+    ------
+    ValueError
+        If another class is registered under the same name.
+    """
+    existing = MODELS.get(cls.name)
+    if existing is not None and existing is not cls and \
+            (existing.__module__, existing.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise ValueError(f"model name '{cls.name}' is registered twice: by "
+                         f"{existing.__module__}.{existing.__qualname__} and "
+                         f"{cls.__module__}.{cls.__qualname__}")
     MODELS[cls.name] = cls
     return cls
 
 
+@functools.cache
+def entry_point_models() -> dict[str, str]:
+    """``name -> "module:Class"`` of the ``flocklab.models`` entry-point group.
+
+    Read once per process; nothing is imported until a model is asked for.
+
+    Raises
+    ------
+    ValueError
+        If two installed packages register different classes under one name.
+    """
+    from importlib.metadata import entry_points
+
+    found: dict[str, str] = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in found and found[point.name] != point.value:
+            raise ValueError(f"model name '{point.name}' is registered twice: by "
+                             f"{found[point.name]} and {point.value}")
+        found[point.name] = point.value
+    return found
+
+
+def _load(name: str) -> None:
+    value = entry_point_models().get(name)
+    if value is None:
+        return
+    module, _, attr = value.partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    if cls.name != name:
+        raise ValueError(f"entry point '{name}' = {value} names a model called '{cls.name}'")
+    register(cls)
+
+
 def get_model(name: str) -> Model:
-    """Instance of the registered model ``name``.
+    """Instance of the registered model ``name`` (its module imported on first use).
 
     Raises
     ------
     ParameterError
         If no model of that name is registered.
     """
+    if name not in MODELS:
+        _load(name)
     try:
         return MODELS[name]()
     except KeyError:
         raise ParameterError("model", f"unknown model '{name}'; available: "
-                                      f"{', '.join(sorted(MODELS))}") from None
+                                      f"{', '.join(available_models())}") from None
+
+
+def available_models() -> list[str]:
+    """Names of all registered models (entry points included)."""
+    return sorted({*MODELS, *entry_point_models()})

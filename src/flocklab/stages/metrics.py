@@ -1,31 +1,39 @@
-"""Stages *metrics* (per run) and *summarize* (per study).
+"""Stage *summarize*: every run of a study → ``results/<study>/summary.nc``.
 
-Per-run file ``results/<study>/metrics/<point>/rep<k>.nc`` — scalar variables:
+One process per study computes the per-run statistics of all its runs (vectorised over
+runs where it matters, no process per run) from the model's declarations:
 
-=========================  =====  =======================================================
-variable                   units  meaning
-=========================  =====  =======================================================
-order_parameter_mean       1      <v_a> after burn-in
-order_parameter_sem        1      its standard error, sqrt(tau_int var / n)
-order_parameter_tau        step   integrated autocorrelation time of v_a
-order_parameter_m2         1      <v_a^2>
-order_parameter_m4         1      <v_a^4>
-susceptibility             1      chi = N (<v_a^2> - <v_a>^2)
-susceptibility_err         1      block-jackknife error of chi
-binder_cumulant            1      G = 1 - <v_a^4> / (3 <v_a^2>^2)
-binder_cumulant_err        1      block-jackknife error of G
-samples                    1      number of post-burn-in samples
-time_to_order              step   first step with v_a >= order_threshold, from t = 0
-                                  (steps + 1 when never reached: right-censored)
-order_parameter_histogram  1      fraction of samples per v_a bin (dimension ``bin``, 50 on [0, 1])
-=========================  =====  =======================================================
+==============================  =========================================================
+variable                        meaning
+==============================  =========================================================
+<P>_mean, <P>_sem, <P>_tau      mean of the primary observable P after burn-in, its
+                                autocorrelation-corrected standard error, the integrated
+                                autocorrelation time (records)
+<P>_m2, <P>_m4                  moments <P^2>, <P^4>
+susceptibility(_err)            chi = N (<P^2> - <P>^2), N the model's size parameter
+                                (absent where the model declares none); block jackknife
+binder_cumulant(_err)           G = 1 - <P^4> / (3 <P^2>^2); block jackknife
+samples                         post-burn-in records
+time_to_order                   first record time with P >= order_threshold (t_end + one
+                                record interval: never reached)
+<P>_histogram                   fraction of post-burn-in records per bin (dimension
+                                ``bin``, 50 on the observable's declared range)
+<O>_mean, <O>_sem               every other declared observable O
+<metric>                        every metric the model adds (``run_metrics``)
+replicate_<P>, _err             mean over replicates (error: jackknife over seeds)
+replicate_susceptibility, ...   chi and G from pooled moments, jackknife errors
+replicate_<X>, _err             every other per-run quantity: mean over replicates and
+                                standard error across them (the run's own sem, or NaN,
+                                with one replicate)
+rng_seed                        seed of each run
+==============================  =========================================================
 
-Study file ``results/<study>/summary.nc``: the same variables on the swept dimensions
-plus ``seed`` (replicate index; the run seeds are in ``rng_seed``), and the
-replicate-averaged ``replicate_order_parameter``, ``replicate_susceptibility``,
-``replicate_binder_cumulant`` with ``*_err`` (see :func:`flocklab.metrics.replicate_average`).
-A paired axis carries all its parameters as coordinates on one dimension; derived
-quantities (e.g. ``density``) are coordinates on the dimensions they vary along.
+Dimensions: the swept dimensions (a paired axis carries all its parameters as coordinates
+on one dimension) or, for a sensitivity study, ``point`` (design labels); then
+``replicate`` (index), with the run seeds in ``rng_seed``. Derived quantities (e.g.
+``density``) are coordinates on the dimensions they vary along. Runs are matched to their
+grid cell by the ``point`` and ``replicate`` attributes each run file carries, never by
+the order of the inputs. A ``burn_in`` change reruns this stage only, no simulation.
 """
 
 from __future__ import annotations
@@ -41,154 +49,244 @@ import xarray as xr
 from flocklab.io import open_dataset, write_netcdf
 from flocklab.metrics import (
     ORDER_THRESHOLD,
-    RUN_VARIABLES,
     first_passage_time,
+    primary_variables,
     replicate_average,
+    run_variables,
     series_statistics,
 )
-from flocklab.models import get_model
+from flocklab.models import Model, get_model
 from flocklab.provenance import netcdf_attrs, provenance_attrs
 
-#: Bins of the v_a histogram on [0, 1] (for bimodality near the transition).
+#: Bins of the primary observable's histogram on its declared range.
 HISTOGRAM_BINS = 50
 
 
-def _bin_centres() -> np.ndarray:
-    return (np.arange(HISTOGRAM_BINS) + 0.5) / HISTOGRAM_BINS
+def _bin_centres(low: float, high: float) -> np.ndarray:
+    return low + (np.arange(HISTOGRAM_BINS) + 0.5) * (high - low) / HISTOGRAM_BINS
 
 
-def run_metrics(run_path: str | os.PathLike, burn_in: int, out: str | os.PathLike,
-                order_threshold: float = ORDER_THRESHOLD) -> None:
-    """Compute the per-run statistics after ``burn_in`` steps and write them.
-
-    ``time_to_order`` is the first passage of v_a to ``order_threshold`` over the whole run.
-    """
-    run = open_dataset(run_path)
-    whole = run["order_parameter"].values
-    series = whole[burn_in + 1:]
-    if series.size < 2:
-        raise ValueError(f"{run_path}: burn_in = {burn_in} leaves {series.size} samples; "
-                         f"need at least 2")
-    stats = series_statistics(series, int(run.attrs["N"])).as_dict()
-    stats["time_to_order"] = first_passage_time(whole, order_threshold)
-    data = {name: ((), stats[key], {"units": units, "long_name": long_name})
-            for name, (key, units, long_name) in RUN_VARIABLES.items()}
-    counts, _ = np.histogram(series, bins=HISTOGRAM_BINS, range=(0.0, 1.0))
-    data["order_parameter_histogram"] = ("bin", counts / series.size, {
-        "units": "1", "long_name": "fraction of post-burn-in samples of v_a in each bin"})
-    ds = xr.Dataset(data, coords={"bin": ("bin", _bin_centres(), {
-        "long_name": "centre of the v_a bin", "units": "1"})})
-    ds.attrs = dict(run.attrs)
-    ds.attrs.update(netcdf_attrs({"burn_in": burn_in, "order_threshold": order_threshold,
-                                  **provenance_attrs()}))
-    write_netcdf(ds, out)
-
-
-def _coordinate(name: str, values: Sequence[Any], dim: str, units: str = "") -> xr.Variable:
-    attrs = {"long_name": name}
-    if units:
-        attrs["units"] = units
-    return xr.Variable(dim, np.asarray(values), attrs)
-
-
-def summarize(metric_paths: Sequence[str | os.PathLike], study: Mapping[str, Any],
-              out: str | os.PathLike) -> None:
-    """Combine per-run metrics into the study summary.
+def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
+                   order_threshold: float = ORDER_THRESHOLD
+                   ) -> tuple[dict[str, float], np.ndarray | None]:
+    """Per-run metrics of one run file and the primary observable's histogram.
 
     Parameters
     ----------
-    metric_paths : sequence of path
-        Per-run metric files ordered point-major (the Cartesian product of the axes in
-        order, last axis fastest), then replicate.
+    run : xarray.Dataset
+        A run file's contents.
+    model : Model
+        Its model.
+    burn_in : float
+        Records at times ``<= burn_in`` are discarded (model time units).
+    order_threshold : float
+        Level of the primary observable whose first-passage time is ``time_to_order``.
+    """
+    primary = model.observable(model.primary_observable)
+    times = run["time"].values
+    keep = times > burn_in
+    if keep.sum() < 2:
+        raise ValueError(f"burn_in = {burn_in} leaves {int(keep.sum())} records of run "
+                         f"{run.attrs.get('point', '')}; need at least 2")
+    size = float(run.attrs[model.size_parameter]) if model.size_parameter else np.nan
+    whole = run[primary.name].values
+    stats = series_statistics(whole[keep], size).as_dict()
+    stats["time_to_order"] = first_passage_time(whole, times, order_threshold)
+    table = primary_variables(primary.name, primary.symbol, model.time_units,
+                              model.size_parameter is not None)
+    values = {name: float(stats[key]) for name, (key, _, _) in table.items()}
+    for obs in model.observables:
+        if obs.name != primary.name:
+            series = run[obs.name].values[keep]
+            other = series_statistics(series, np.nan)
+            values[f"{obs.name}_mean"] = other.mean
+            values[f"{obs.name}_sem"] = other.sem
+    values.update({name: float(value) for name, value
+                   in model.extra_metrics(run, burn_in).items()})
+    histogram = None
+    if primary.bounded:
+        counts, _ = np.histogram(whole[keep], bins=HISTOGRAM_BINS,
+                                 range=(primary.low, primary.high))
+        histogram = counts / keep.sum()
+    return values, histogram
+
+
+def _cell_index(labels: Sequence[str], replicates: int, runs: Sequence[xr.Dataset],
+                paths: Sequence[Any]) -> list[int]:
+    """Flat (point, replicate) cell of every run, from its ``point``/``replicate`` attrs."""
+    position = {label: k for k, label in enumerate(labels)}
+    cells = []
+    for run, path in zip(runs, paths, strict=True):
+        label, replicate = str(run.attrs.get("point")), int(run.attrs.get("replicate", -1))
+        if label not in position or not 0 <= replicate < replicates:
+            raise ValueError(f"{path}: point '{label}', replicate {replicate} is not a run "
+                             f"of this study")
+        cells.append(position[label] * replicates + replicate)
+    if len(set(cells)) != len(cells) or len(cells) != len(labels) * replicates:
+        raise ValueError(f"expected one run per point and replicate ({len(labels)} x "
+                         f"{replicates}), got {len(cells)} files for "
+                         f"{len(set(cells))} cells")
+    return cells
+
+
+def _replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
+                         size: np.ndarray, dims: list[str]) -> dict[str, Any]:
+    """Replicate averages: pooled moments for the primary, mean and spread for the rest."""
+    p = model.primary_observable
+    averaged = replicate_average(columns[f"{p}_mean"], columns[f"{p}_m2"], columns[f"{p}_m4"],
+                                 columns[f"{p}_sem"], columns.get("susceptibility_err",
+                                                                  np.full_like(size, np.nan)),
+                                 columns["binder_cumulant_err"], size[..., 0])
+    out = {}
+    for name, values in averaged.items():
+        name = name.replace("order_parameter", p)
+        if name.startswith("susceptibility") and model.size_parameter is None:
+            continue
+        long_name = f"{name.removesuffix('_err').replace('_', ' ')} averaged over replicates"
+        if name.endswith("_err"):
+            long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
+        out[f"replicate_{name}"] = (dims, values, {"units": "1", "long_name": long_name})
+    k = size.shape[-1]
+    for name, values in columns.items():
+        if name.startswith(f"{p}_") or name.startswith(("susceptibility", "binder_cumulant")) \
+                or name.endswith("_sem") or name == "samples":
+            continue
+        mean = values.mean(axis=-1)
+        if k > 1:
+            error = values.std(axis=-1, ddof=1) / np.sqrt(k)
+        else:
+            sem = columns.get(name.removesuffix("_mean") + "_sem")
+            error = sem[..., 0] if sem is not None else np.full_like(mean, np.nan)
+        out[f"replicate_{name}"] = (dims, mean, {"long_name": f"{name} averaged over "
+                                                               f"replicates"})
+        out[f"replicate_{name}_err"] = (dims, error, {"long_name": f"standard error of "
+                                                                   f"replicate_{name}"})
+    return out
+
+
+def _grid(study: Mapping[str, Any]) -> tuple[list[str], tuple[int, ...], dict[str, Any]]:
+    """Dimensions, shape and coordinates of the study's points (without replicate)."""
+    if study.get("design"):
+        labels = study["labels"]
+        return ["point"], (len(labels),), {"point": ("point", np.asarray(labels, dtype=str),
+                                                     {"long_name": "design point label"})}
+    dims = [axis["dim"] for axis in study["axes"]]
+    shape = tuple(len(axis["coords"][axis["dim"]]) for axis in study["axes"])
+    coords = {name: (axis["dim"], np.asarray(values), {"long_name": name})
+              for axis in study["axes"] for name, values in axis["coords"].items()}
+    return dims, shape, coords
+
+
+def _derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequence[int],
+                         dims: list[str], shape: tuple[int, ...], replicates: int
+                         ) -> dict[str, Any]:
+    params = json.loads(runs[0].attrs["parameters"])
+    coords: dict[str, Any] = {}
+    for name, (_, attrs) in model.derived(params).items():
+        flat = np.empty(len(cells))
+        for run, cell in zip(runs, cells, strict=True):
+            flat[cell] = float(run.attrs[name])
+        grid = flat.reshape((*shape, replicates))[..., 0]
+        varying = [a for a in range(len(shape))
+                   if not np.allclose(grid, np.take(grid, [0], axis=a))]
+        reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
+        coords[name] = ([dims[a] for a in varying], reduced, attrs)
+    return coords
+
+
+def summarize(run_paths: Sequence[str | os.PathLike], study: Mapping[str, Any],
+              out: str | os.PathLike) -> None:
+    """Per-run statistics of every run of a study and their replicate averages.
+
+    Parameters
+    ----------
+    run_paths : sequence of path
+        The study's run files, in any order (matched by their attributes).
     study : mapping
-        ``name``, ``model``, ``axes`` (list of ``{"dim", "coords"}``), ``replicates``,
-        ``steps``, ``burn_in``, ``fixed``, ``description`` (see ``Study`` in flocklab.config).
+        ``name``, ``model``, ``labels`` (point labels in grid order), ``axes`` (list of
+        ``{"dim", "coords"}``; empty for a design), ``design`` (bool), ``replicates``,
+        ``burn_in``, ``order_threshold``, ``fixed``, ``description``, ``time`` (the run
+        controls), as made by the workflow's ``study_record``.
     out : path
         Output netCDF file.
     """
-    axes = study["axes"]
-    shape = tuple(len(axis["coords"][axis["dim"]]) for axis in axes)
+    model = get_model(study["model"])
     replicates = int(study["replicates"])
-    expected = int(np.prod(shape, dtype=int)) * replicates
-    if len(metric_paths) != expected:
-        raise ValueError(f"expected {expected} metric files for study {study['name']}, "
-                         f"got {len(metric_paths)}")
-    dims = [axis["dim"] for axis in axes] + ["seed"]
-    full_shape = (*shape, replicates)
-    columns: dict[str, np.ndarray] = {name: np.empty(len(metric_paths)) for name in RUN_VARIABLES}
-    rng_seed = np.empty(len(metric_paths), dtype=np.int64)
-    histograms = np.empty((len(metric_paths), HISTOGRAM_BINS))
-    n_particles = np.empty(len(metric_paths))
-    derived: dict[str, np.ndarray] = {}
-    derived_attrs: dict[str, dict[str, str]] = {}
-    first_attrs: dict[str, Any] = {}
-    for k, path in enumerate(metric_paths):
-        ds = open_dataset(path)
-        if k == 0:
-            first_attrs = dict(ds.attrs)
-            # The model says which derived quantities (e.g. density) its runs carry.
-            derived_attrs = {name: attrs for name, (_, attrs) in get_model(study["model"]).derived(
-                json.loads(first_attrs["parameters"])).items()}
-        for name in RUN_VARIABLES:
-            columns[name][k] = float(ds[name])
-        rng_seed[k] = int(ds.attrs["seed"])
-        histograms[k] = ds["order_parameter_histogram"].values
-        n_particles[k] = float(ds.attrs["N"])
-        for name in derived_attrs:
-            derived.setdefault(name, np.empty(len(metric_paths)))[k] = ds.attrs[name]
-
-    data_vars = {}
-    for name, (_, units, long_name) in RUN_VARIABLES.items():
-        data_vars[name] = (dims, columns[name].reshape(full_shape),
-                           {"units": units, "long_name": long_name})
-    data_vars["order_parameter_histogram"] = (
-        [*dims, "bin"], histograms.reshape((*full_shape, HISTOGRAM_BINS)),
-        {"units": "1", "long_name": "fraction of post-burn-in samples of v_a in each bin"})
-    data_vars["rng_seed"] = (dims, rng_seed.reshape(full_shape),
-                             {"long_name": "seed of the run's random stream"})
-    grid_particles = n_particles.reshape(full_shape)[..., 0]
-    averaged = replicate_average(
-        columns["order_parameter_mean"].reshape(full_shape),
-        columns["order_parameter_m2"].reshape(full_shape),
-        columns["order_parameter_m4"].reshape(full_shape),
-        columns["order_parameter_sem"].reshape(full_shape),
-        columns["susceptibility_err"].reshape(full_shape),
-        columns["binder_cumulant_err"].reshape(full_shape),
-        grid_particles,
-    )
-    for name, values in averaged.items():
-        base = name.removesuffix("_err")
-        long_name = f"{base.replace('_', ' ')} averaged over replicates"
-        if name.endswith("_err"):
-            long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
-        data_vars[f"replicate_{name}"] = (dims[:-1], values, {"units": "1",
-                                                              "long_name": long_name})
-
-    coords: dict[str, Any] = {"seed": _coordinate("replicate index", range(replicates), "seed"),
-                              "bin": _coordinate("centre of the v_a bin", _bin_centres(), "bin")}
-    for axis in axes:
-        for name, values in axis["coords"].items():
-            coords[name] = _coordinate(name, values, axis["dim"])
-    for name, values in derived.items():
-        grid = values.reshape(full_shape)[..., 0]
-        varying = [axis_number for axis_number in range(len(shape))
-                   if not np.allclose(grid, np.take(grid, [0], axis=axis_number))]
-        reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
-        coords[name] = ([dims[a] for a in varying], reduced, derived_attrs[name])
-
-    summary = xr.Dataset(data_vars, coords=coords)
+    runs = [open_dataset(path) for path in run_paths]
+    cells = _cell_index(study["labels"], replicates, runs, run_paths)
+    dims, shape, coords = _grid(study)
+    full = (*shape, replicates)
+    table = run_variables(model)
+    columns = {name: np.full(len(cells), np.nan) for name in table}
+    seeds = np.empty(len(cells), dtype=np.int64)
+    sizes = np.full(len(cells), np.nan)
+    primary = model.observable(model.primary_observable)
+    histograms = np.zeros((len(cells), HISTOGRAM_BINS)) if primary.bounded else None
+    for run, cell in zip(runs, cells, strict=True):
+        values, histogram = run_statistics(run, model, study["burn_in"],
+                                           study["order_threshold"])
+        for name in table:
+            columns[name][cell] = values[name]
+        seeds[cell] = int(run.attrs["seed"])
+        if model.size_parameter:
+            sizes[cell] = float(run.attrs[model.size_parameter])
+        if histograms is not None:
+            histograms[cell] = histogram
+    all_dims = [*dims, "replicate"]
+    grid_columns = {name: values.reshape(full) for name, values in columns.items()}
+    data = {name: (all_dims, grid_columns[name], {"units": units, "long_name": long_name})
+            for name, (units, long_name) in table.items()}
+    if histograms is not None:
+        data[f"{primary.name}_histogram"] = (
+            [*all_dims, "bin"], histograms.reshape((*full, HISTOGRAM_BINS)),
+            {"units": "1", "long_name": f"fraction of post-burn-in records of {primary.name} "
+                                        f"in each bin"})
+        coords["bin"] = ("bin", _bin_centres(primary.low, primary.high),
+                         {"long_name": f"centre of the {primary.name} bin",
+                          "units": primary.units})
+    data["rng_seed"] = (all_dims, seeds.reshape(full), {"long_name": "seed of the run's "
+                                                                      "random stream"})
+    data.update(_replicate_variables(model, grid_columns, sizes.reshape(full), dims))
+    coords["replicate"] = ("replicate", np.arange(replicates), {"long_name": "replicate index"})
+    coords.update(_derived_coordinates(model, runs, cells, dims, shape, replicates))
+    summary = xr.Dataset(data, coords=coords)
     summary.attrs = netcdf_attrs({
         "title": f"summary of study {study['name']}",
         "study": study["name"],
         "model": study["model"],
+        "primary_observable": model.primary_observable,
+        "size_parameter": model.size_parameter or "none",
+        "time_units": model.time_units,
         "description": study.get("description", ""),
         "fixed_parameters": study.get("fixed", {}),
-        "swept_parameters": [name for axis in axes for name in axis["coords"]],
-        "axes": json.dumps(axes),
+        "swept_parameters": [name for axis in study["axes"] for name in axis["coords"]],
+        "axes": json.dumps(study["axes"]),
         "replicates": replicates,
-        "steps": study["steps"],
+        "time": study.get("time", {}),
         "burn_in": study["burn_in"],
-        "base_parameters": json.loads(first_attrs.get("parameters", "{}")),
+        "order_threshold": study["order_threshold"],
+        "base_parameters": json.loads(runs[0].attrs.get("parameters", "{}")),
         **provenance_attrs(),
     })
     write_netcdf(summary, out)
+
+
+def run_metrics(run_path: str | os.PathLike, burn_in: float, out: str | os.PathLike,
+                order_threshold: float = ORDER_THRESHOLD) -> xr.Dataset:
+    """Per-run metrics of a single run file (the ``flocklab metrics`` command)."""
+    run = open_dataset(run_path)
+    model = get_model(str(run.attrs["model"]))
+    values, histogram = run_statistics(run, model, burn_in, order_threshold)
+    data = {name: ((), values[name], {"units": units, "long_name": long_name})
+            for name, (units, long_name) in run_variables(model).items()}
+    ds = xr.Dataset(data)
+    primary = model.observable(model.primary_observable)
+    if histogram is not None:
+        ds[f"{primary.name}_histogram"] = ("bin", histogram, {
+            "units": "1", "long_name": "fraction of post-burn-in records in each bin"})
+        ds.coords["bin"] = ("bin", _bin_centres(primary.low, primary.high))
+    ds.attrs = dict(run.attrs)
+    ds.attrs.update(netcdf_attrs({"burn_in": burn_in, "order_threshold": order_threshold,
+                                  **provenance_attrs()}))
+    write_netcdf(ds, out)
+    return ds

@@ -27,7 +27,7 @@ mu_star_conf             output, parameter                  morris: half-width o
 <index>_convergence      output, sample_size, parameter     the index from the first designs
 swing                    output, parameter                  oat: max - min of the level means
 response_mean, _sem      output, parameter, level           oat: mean output and standard error
-response                 output, parameter, level, seed     oat: every run's output
+response                 output, parameter, level, replicate  oat: every run's output
 level_value              parameter, level                   oat: factor value of each level
 row_mean                 output, row                        replicate mean at every design row
 claim_*                  claim                              oat: text, verdict and evidence
@@ -50,7 +50,6 @@ import xarray as xr
 
 from flocklab.config import design_points, sensitivity_design
 from flocklab.io import open_dataset, write_json, write_netcdf
-from flocklab.metrics import RUN_VARIABLES
 from flocklab.models import get_model
 from flocklab.provenance import netcdf_attrs, provenance_attrs
 from flocklab.sensitivity import (
@@ -171,25 +170,27 @@ def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
 # --------------------------------------------------------------------------- analysis
 
 
-def run_outputs(metric_paths: Sequence[str | os.PathLike], labels: Sequence[str],
-                outputs: Sequence[str], replicates: int) -> np.ndarray:
+def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[str]
+                ) -> np.ndarray:
     """Per-run outputs at every design row, shape (outputs, rows, replicates).
 
-    Metric files are matched to rows by their ``point`` and ``replicate`` attributes.
+    ``summary`` is the study's ``summary.nc`` (dimensions ``point`` and ``replicate``);
+    rows are matched to its points by label.
     """
-    by_point: dict[str, np.ndarray] = {}
-    for path in metric_paths:
-        ds = open_dataset(path)
-        label, replicate = str(ds.attrs["point"]), int(ds.attrs["replicate"])
-        values = by_point.setdefault(label, np.full((len(outputs), replicates), np.nan))
-        values[:, replicate] = [float(ds[name]) for name in outputs]
-    missing = sorted(set(labels) - set(by_point))
+    known = summary["point"].values.astype(str).tolist()
+    missing = sorted(set(labels) - set(known))
     if missing:
-        raise ValueError(f"no metrics for design point(s) {missing[:3]} "
-                         f"({len(missing)} missing)")
-    runs = np.stack([by_point[label] for label in labels], axis=1)
+        raise ValueError(f"no runs for design point(s) {missing[:3]} ({len(missing)} "
+                         f"missing)")
+    for output in outputs:
+        if output not in summary:
+            raise ValueError(f"output '{output}' is not in the summary; per-run metrics: "
+                             f"{', '.join(name for name in summary.data_vars)}")
+    rows = [known.index(label) for label in labels]
+    runs = np.stack([summary[o].transpose("point", "replicate").values[rows]
+                     for o in outputs])
     if not np.all(np.isfinite(runs)):
-        raise ValueError("a design point lacks a replicate or has a non-finite output")
+        raise ValueError("a design point has a non-finite output")
     return runs
 
 
@@ -234,17 +235,17 @@ def _index_variables(results: Mapping[str, Indices], outputs: Sequence[str],
     return data
 
 
-def analyse_sensitivity(design_path: str | os.PathLike,
-                        metric_paths: Sequence[str | os.PathLike], settings: Mapping[str, Any],
-                        replicates: int) -> tuple[xr.Dataset, dict[str, Any]]:
-    """Indices of every output from a design and the metrics of its runs.
+def analyse_sensitivity(design_path: str | os.PathLike, summary_path: str | os.PathLike,
+                        settings: Mapping[str, Any], replicates: int
+                        ) -> tuple[xr.Dataset, dict[str, Any]]:
+    """Indices of every output from a design and the per-run metrics of its runs.
 
     Parameters
     ----------
     design_path : path
         The study's ``design.nc``.
-    metric_paths : sequence of path
-        Metric files of every distinct design point and replicate (any order).
+    summary_path : path
+        The study's ``summary.nc`` (per-run metrics on ``point`` and ``replicate``).
     settings : mapping
         ``outputs``, ``resamples``, ``confidence``, ``levels``, ``claims`` of the
         study's ``sensitivity`` section.
@@ -262,7 +263,8 @@ def analyse_sensitivity(design_path: str | os.PathLike,
     design = read_design(design_ds)
     outputs = list(settings["outputs"])
     labels = design_ds["point"].values.astype(str).tolist()
-    runs = run_outputs(metric_paths, labels, outputs, replicates)
+    summary = open_dataset(summary_path)
+    runs = run_outputs(summary, labels, outputs)
     row_mean = runs.mean(axis=2)
     method = METHODS[design.method]
     seed = int(design_ds.attrs["seed"]) + 1
@@ -286,7 +288,8 @@ def analyse_sensitivity(design_path: str | os.PathLike,
         per_run = np.full((len(outputs), d, levels.shape[1], replicates), np.nan)
         per_run[:, design.oat_factor, design.oat_level, :] = runs
         coords["level"] = ("level", np.arange(levels.shape[1]), {"long_name": "level index"})
-        coords["seed"] = ("seed", np.arange(replicates), {"long_name": "replicate index"})
+        coords["replicate"] = ("replicate", np.arange(replicates),
+                               {"long_name": "replicate index"})
         data["level_value"] = (("parameter", "level"), levels,
                                {"long_name": "factor value of each level"})
         data["response_mean"] = (("output", "parameter", "level"),
@@ -295,7 +298,7 @@ def analyse_sensitivity(design_path: str | os.PathLike,
         data["response_sem"] = (("output", "parameter", "level"),
                                 np.stack([responses[o].sem for o in outputs]),
                                 {"long_name": "standard error of the mean output"})
-        data["response"] = (("output", "parameter", "level", "seed"), per_run,
+        data["response"] = (("output", "parameter", "level", "replicate"), per_run,
                             {"long_name": "output of every run"})
         verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs)
         if verdicts:
@@ -334,7 +337,8 @@ def analyse_sensitivity(design_path: str | os.PathLike,
                 notes[output] = results[output].note
     data.update(_index_variables(results, outputs, method.indices))
     ds = xr.Dataset(data, coords=coords)
-    ds["output"].attrs["units"] = json.dumps({o: RUN_VARIABLES[o][1] for o in outputs})
+    ds["output"].attrs["units"] = json.dumps({o: summary[o].attrs.get("units", "1")
+                                              for o in outputs})
     ds.attrs = netcdf_attrs({
         "title": f"sensitivity analysis ({design.method}) of study "
                  f"{design_ds.attrs['study']}",
@@ -356,10 +360,10 @@ def _finite(values: Any) -> Any:
     return [float(v) if math.isfinite(v) else None for v in array]
 
 
-def run_analysis(design_path: str | os.PathLike, metric_paths: Sequence[str | os.PathLike],
+def run_analysis(design_path: str | os.PathLike, summary_path: str | os.PathLike,
                  settings: Mapping[str, Any], replicates: int, out_nc: str | os.PathLike,
                  out_json: str | os.PathLike) -> None:
     """:func:`analyse_sensitivity` and write both outputs."""
-    ds, document = analyse_sensitivity(design_path, metric_paths, settings, replicates)
+    ds, document = analyse_sensitivity(design_path, summary_path, settings, replicates)
     write_json(document, out_json)
     write_netcdf(ds, out_nc)

@@ -1,19 +1,13 @@
 """Stage *simulate*: one run of a model → ``results/<study>/runs/<point>/rep<k>.nc``.
 
-Output fields (Vicsek; every model provides at least ``order_parameter`` and the attribute ``N``):
+The file layout is the same for every model (:mod:`flocklab.record`): each declared
+observable on ``time``, each snapshot variable on (``frame``, entity), run-level extra
+outputs, and attributes with every parameter (and all as JSON in ``parameters``), the run
+controls, ``dt``, ``time_units``, derived quantities, ``study``, ``point`` and
+``replicate`` (pipeline), ``flocklab_version`` and ``git_commit``.
 
-=================  =================  ======  ==========================================
-variable           dimensions         units   meaning
-=================  =================  ======  ==========================================
-order_parameter    time               1       v_a(t) = abs(sum_i e(theta_i)) / N, t = 0..steps
-x, y               frame, particle    length  snapshot positions (frame 0 = initial state)
-theta              frame, particle    rad     snapshot headings
-=================  =================  ======  ==========================================
-
-Attributes: every model parameter (and all of them as JSON in ``parameters``),
-the run controls (``steps``, ``seed``, ``snapshot_every``, ``snapshot_start``),
-derived quantities (``density``), ``study``, ``point``, ``replicate`` when run by the
-pipeline, ``flocklab_version`` and ``git_commit``.
+This path imports neither xarray nor pandas: a pipeline job pays only for numpy, the
+model's kernel and netCDF4.
 """
 
 from __future__ import annotations
@@ -25,18 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flocklab.checkpoint import Checkpoint, checkpoint_path, fingerprint
-from flocklab.io import write_netcdf
-from flocklab.models import RunControl, get_model
-from flocklab.provenance import netcdf_attrs
-from flocklab.threads import set_threads
+from flocklab.models.base import RunControl, get_model
 
 log = logging.getLogger(__name__)
 
 
-def run_simulation(model: str, params: Mapping[str, Any], control: Mapping[str, int] | RunControl,
-                   out: str | os.PathLike, *, threads: int | None = None,
-                   extra_attrs: Mapping[str, Any] | None = None,
+def run_simulation(model: str, params: Mapping[str, Any],
+                   control: Mapping[str, Any] | RunControl, out: str | os.PathLike, *,
+                   threads: int | None = None, extra_attrs: Mapping[str, Any] | None = None,
                    progress: bool | None = None, checkpoint_every: int = 0,
                    checkpoint_file: str | os.PathLike | None = None) -> None:
     """Simulate and write the run file atomically.
@@ -48,11 +38,12 @@ def run_simulation(model: str, params: Mapping[str, Any], control: Mapping[str, 
     params : mapping
         Model parameters.
     control : RunControl or mapping with its fields
-        Steps, seed, snapshot schedule.
+        Seed, run length and recording schedule (model time units).
     out : path
         Output netCDF file.
     threads : int, optional
-        numba threads (results do not depend on it).
+        Threads of the model's kernels (results do not depend on it); models without
+        parallel kernels ignore it.
     extra_attrs : mapping, optional
         Added to the file's attributes (study, point, replicate).
     progress : bool or None
@@ -62,22 +53,38 @@ def run_simulation(model: str, params: Mapping[str, Any], control: Mapping[str, 
         hidden file beside ``out``), and resume from it if it exists and belongs to this
         run. It is removed once ``out`` is written.
     """
+    from flocklab.driver import run
+
     if not isinstance(control, RunControl):
         control = RunControl(**control)
-    used = set_threads(threads)
-    log.info("simulating %s %s with %s on %d thread(s)", model, dict(params), control, used)
+    instance = get_model(model)
+    used = _set_threads(threads)
+    log.info("simulating %s %s with %s on %s thread(s)", model, dict(params), control, used)
     started = time.perf_counter()
     checkpoint = None
     if checkpoint_every:
-        resolved = get_model(model).resolve(params)
+        from flocklab.checkpoint import Checkpoint, checkpoint_path, fingerprint
+
+        resolved = instance.resolve(params)
         checkpoint = Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
                                 fingerprint(model, resolved, control.as_attrs()))
-    ds = get_model(model).simulate(params, control, progress=progress, checkpoint=checkpoint)
+    record = run(instance, params, control, progress=progress, checkpoint=checkpoint)
     elapsed = time.perf_counter() - started
-    ds.attrs.update(netcdf_attrs(extra_attrs or {}))
-    write_netcdf(ds, out)
+    record.write(out, extra_attrs)
     if checkpoint is not None:
         checkpoint.remove()
-    updates = ds.attrs["N"] * control.steps
-    log.info("wrote %s: %d steps in %.2f s (%.3g particle-updates/s)", out, control.steps,
+    updates = record.entities * record.grid.steps
+    log.info("wrote %s: %d steps in %.2f s (%.3g entity-updates/s)", out, record.grid.steps,
              elapsed, updates / max(elapsed, 1e-12))
+
+
+def _set_threads(threads: int | None) -> int | str:
+    """Set the numba thread count if numba is in use (it is imported by the model's kernels,
+    so a model without numba never pays for importing it here)."""
+    import sys
+
+    if threads is None or "numba" not in sys.modules:
+        return "default"
+    from flocklab.threads import set_threads
+
+    return set_threads(threads)
