@@ -5,7 +5,8 @@ f_p)\cdot x_p` over the free coordinates. Its gradient is :math:`-F(x, 0)` and i
 :math:`H = -\partial F/\partial x` (the analytic sparse Jacobian). Each iteration solves
 :math:`(H + \mu I)\,p = -\nabla U` (``spsolve``) with the Levenberg shift :math:`\mu \ge 0`
 raised while :math:`p` is not a descent direction or the factorisation fails, and takes the
-largest step :math:`t \in \{1, 1/2, \dots\}` with Armijo decrease of :math:`U`. At a stationary
+largest step :math:`t \in \{1, 1/2, \dots\}` with Armijo decrease of :math:`U` (or, once
+the change of :math:`U` is below rounding, a smaller largest residual force). At a stationary
 point that is not a minimum (smallest Hessian eigenvalue < 0, checked with ``eigsh``), the
 state is pushed along that eigenvector and Newton continues.
 
@@ -91,13 +92,24 @@ def static_equilibrium(system: SpringSystem, x0: np.ndarray | None = None, tol: 
             trial = x.copy()
             trial.reshape(-1)[free] += t * step
             trial_energy = potential_energy(system, trial)
-            if trial_energy <= energy + 1e-4 * t * slope:
+            if trial_energy <= energy + 1e-4 * t * slope or _smaller_gradient(
+                    system, trial, free, gradient, trial_energy - energy, energy):
                 break
             t *= 0.5
         x, energy = trial, trial_energy
         shift *= 0.25 if t == 1.0 else 1.0
     raise SimulationError(f"static equilibrium of the {system.name} not found in {max_iter} "
                           f"Newton iterations")
+
+
+def _smaller_gradient(system: SpringSystem, trial: np.ndarray, free: np.ndarray,
+                      gradient: np.ndarray, change: float, energy: float) -> bool:
+    """Near convergence the energy change is below rounding: accept a step that lowers the
+    largest residual force instead."""
+    if abs(change) > 1e-12 * max(1.0, abs(energy)):
+        return False
+    trial_gradient = -forces(system, trial, np.zeros_like(trial)).reshape(-1)[free]
+    return float(np.max(np.abs(trial_gradient))) < float(np.max(np.abs(gradient)))
 
 
 def _unstable_direction(assembler: JacobianAssembler, x: np.ndarray, v: np.ndarray
