@@ -118,3 +118,11 @@ def test_draw_chain_and_cloth():
         Springs().draw(ax, ds, 1, label="test")
         assert len(ax.collections) == 1 and "t = 0.05 s" in ax.get_title()
         plt.close(figure)
+
+
+def test_stability_report_has_both_limits():
+    report = Springs().stability({"integrator": "semi_implicit_euler"}, run_time=2.0,
+                                 min_steps=500)
+    assert report["dt_max_theory"] == pytest.approx(0.03767, rel=1e-3)
+    assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.03)
+    assert report["measurement"]["evaluations"][-1]["dt"] > 0

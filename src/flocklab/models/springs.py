@@ -204,6 +204,16 @@ class Springs(Model):
                  "linear_solver": params["linear_solver"], "iterations": params["sweeps"]}
         return {name: given[name] for name in options if name in given}
 
+    def stability(self, given: Mapping[str, Any], **measure: Any) -> dict[str, Any]:
+        """Measured and theory stability limits of ``given["integrator"]`` on the structure of
+        ``given`` (the data of ``flocklab stability springs``; see
+        :func:`flocklab.springs.stability.stability_report`)."""
+        from flocklab.springs.stability import stability_report
+
+        params = self.resolve(given)
+        options = self.integrator_options(params)
+        return stability_report(self.build(params), params["integrator"], **options, **measure)
+
     # ----------------------------------------------------------------- hooks
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
