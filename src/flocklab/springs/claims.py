@@ -63,7 +63,7 @@ class StabilityRow:
     dt_measured: float
     sqrt_m_over_k: float
     omega_max: float
-    note: str
+    note: str  # why the smallest unstable step tried was unstable
 
 
 def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
@@ -88,8 +88,11 @@ def stability_table(configs: Sequence[tuple[str, SpringSystem]],
         for method in methods:
             theory = theory_dt_max(method, lin)
             measured = measured_dt_max(system, method, x_eq, **measure)
+            unstable = sorted((dt, note) for dt, ok, note in measured.evaluations if not ok)
+            note = (f"at dt = {unstable[0][0]:.4g} s: {unstable[0][1]}" if unstable
+                    else "stable at every dt tried")
             rows.append(StabilityRow(label, method, theory.dt_max, measured.dt_max, sqrt_mk,
-                                     lin.omega_max, measured.evaluations[-1][2]))
+                                     lin.omega_max, note))
     return rows
 
 

@@ -268,8 +268,10 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         t_end = max(run_time, min_steps * dt)
         result = integrate(system, method, dt, t_end, record_every=t_end / 100, x0=x0,
                            **options)
+        unconverged = result.stats.get("unconverged_steps", 0)
+        solver = f"; {unconverged} steps hit the Newton cap" if unconverged else ""
         if not result.stable:
-            return False, f"blow-up at t = {result.t_blowup:.4g} s ({result.reason})"
+            return False, f"blow-up at t = {result.t_blowup:.4g} s ({result.reason}{solver})"
         disturbance = float(np.max(result.observables["total"])) - e_eq
         if disturbance > growth * e_start:
             return False, f"disturbance energy grew x{disturbance / e_start:.3g}"
