@@ -345,3 +345,16 @@ def test_settling_time_and_tip():
         after = result.time >= t_settle
         assert np.all(distance[after] <= 0.02 * distance[0])
         assert distance[np.flatnonzero(after)[0] - 1] > 0.02 * distance[0]
+
+
+def test_accuracy_helpers():
+    from flocklab.springs.accuracy import convergence_study, energy_traces
+
+    study = convergence_study(["rk4", "velocity_verlet"])
+    assert study["rk4"]["order"] == pytest.approx(4.0, abs=0.2)
+    assert study["velocity_verlet"]["order"] == pytest.approx(2.0, abs=0.2)
+    traces = energy_traces(["explicit_euler", "implicit_midpoint"], dt=0.01, t_end=5.0)
+    time, energy = traces["explicit_euler"]
+    assert time[-1] < 5.0 and energy[-1] > 100 * energy[0]      # blew up
+    time, energy = traces["implicit_midpoint"]
+    assert time[-1] == pytest.approx(5.0) and np.ptp(energy) < 1e-3 * energy[0]
