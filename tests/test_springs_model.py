@@ -126,3 +126,17 @@ def test_stability_report_has_both_limits():
     assert report["dt_max_theory"] == pytest.approx(0.03767, rel=1e-3)
     assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.03)
     assert report["measurement"]["evaluations"][-1]["dt"] > 0
+
+
+def test_stability_command_writes_measured_and_theory_limits(tmp_path):
+    """``flocklab stability springs`` (the issue's interface): semi-implicit Euler on the
+    tongue, measured limit within 2 % of the linear-theory limit."""
+    import json
+
+    from flocklab.cli import main
+
+    out = tmp_path / "stability.json"
+    assert main(["stability", "springs", "--integrator", "semi_implicit_euler",
+                 "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.02)

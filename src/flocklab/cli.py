@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|metrics|fit|params|check-config|dragon``.
+"""Command line: ``flocklab simulate|metrics|fit|stability|params|check-config|dragon``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -116,6 +116,21 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
     _add_model_parsers(models, model or None if model != "" else None)
 
+    stability = commands.add_parser(
+        "stability", help="largest stable time step, measured and from linear theory, of a "
+                          "model that offers it (e.g. springs)")
+    stable_models = stability.add_subparsers(dest="model", required=True, metavar="MODEL")
+    # Only the named model's module is imported when a model is named (as for simulate).
+    for name in available_models() if not model else [model]:
+        cls = type(get_model(name))
+        if not hasattr(cls, "stability"):
+            continue
+        sub = stable_models.add_parser(name, help=cls.description)
+        for spec in cls.parameters:
+            _add_parameter(sub, spec)
+        sub.add_argument("--out", required=True, help="output JSON file (dt_max_measured, "
+                                                      "dt_max_theory, ...)")
+
     metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
     metrics.add_argument("run", help="run netCDF file")
     metrics.add_argument("--burn-in", type=float, required=True,
@@ -217,7 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from flocklab.dragon.cli import main as dragon_main
 
         return dragon_main(argv[1:])
-    wanted = argv[argv.index("simulate") + 1] if "simulate" in argv[:-1] else None
+    wanted = None
+    for verb in ("simulate", "stability"):
+        if verb in argv[:-1]:
+            wanted = argv[argv.index(verb) + 1]
     parser = build_parser(wanted if wanted in available_models() else "")
     args = parser.parse_args(argv)
     logger = logging.getLogger("flocklab")
@@ -235,6 +253,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.burn_in >= 0:
                 raise ParameterError("burn_in", "'--burn-in' must be >= 0")
             run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
+        elif args.command == "stability":
+            from flocklab.io import write_json
+
+            instance = get_model(args.model)
+            given = {spec.name: getattr(args, spec.name) for spec in instance.parameters
+                     if getattr(args, spec.name) is not None}
+            report = instance.stability(given)
+            write_json(report, args.out)
+            print(json.dumps({key: report[key] for key in ("dt_max_measured", "dt_max_theory")
+                              if key in report}))
         elif args.command == "fit":
             _fit(args)
         elif args.command == "params":
