@@ -279,4 +279,4 @@ class DragonChain(Model):
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m]")
         t = float(run["frame"].values[frame]) + params["t0"]
-        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:g} s".strip(), fontsize=9)
+        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:.10g} s".strip(), fontsize=9)
