@@ -1,0 +1,128 @@
+"""The ``springs`` model on the model contract (flocklab.models.springs)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import flocklab
+from flocklab.models.base import SimulationError, register
+from flocklab.models.springs import Springs
+from flocklab.parameters import ParameterError
+from flocklab.springs.structure import chain, to_document
+
+register(Springs)   # the entry point is added to pyproject by the lead
+
+TONGUE = {"structure": "chain", "n_points": 6, "stiffness": 50.0, "damping": 0.5,
+          "damping_kind": "spring", "rest_length": 0.05, "mass": 0.1, "tip_force": [0.0, 1.0]}
+
+
+def test_issue_interface_runs_the_tongue():
+    ds = flocklab.simulate("springs", **TONGUE, integrator="rk4", dt=0.01, t_end=20.0, seed=1,
+                           snapshot_every=1.0)
+    assert ds.sizes["time"] == 2001 and ds.sizes["point"] == 6 and ds.sizes["frame"] == 21
+    assert ds.attrs["time_units"] == "s" and float(ds["stable"]) == 1.0
+    assert np.all(ds["y"].values[:, 0] == 0.0) and np.all(ds["x"].values[:, 0] == 0.0)
+    # the tip force's work goes into kinetic + elastic energy minus what the dampers take
+    assert ds["total_energy"].values[0] == pytest.approx(0.0, abs=1e-12)
+    assert np.all(np.diff(ds["total_energy"].values) <= 1e-9)   # dampers only remove energy
+    metrics = Springs().extra_metrics(ds, 0.0)
+    assert metrics["stable"] == 1.0 and math.isnan(metrics["t_blowup"])
+    assert -1.0 < metrics["energy_drift"] < 0.0
+
+
+def test_absolute_damping_settles_at_the_static_equilibrium():
+    ds = flocklab.simulate("springs", **{**TONGUE, "damping_kind": "absolute"},
+                           integrator="semi_implicit_euler", dt=0.005, t_end=20.0, seed=1,
+                           record_every=0.05)
+    metrics = Springs().extra_metrics(ds, 0.0)
+    assert 0.0 < metrics["settling_time"] < 10.0
+    assert ds["tip_distance"].values[-1] < 1e-6
+    assert ds["tip_y"].values[-1] == pytest.approx(5 * (0.05 + 1.0 / 50.0), abs=1e-6)
+
+
+def test_blow_up_raises_or_is_recorded():
+    unstable = {**TONGUE, "mass": 0.01, "integrator": "explicit_euler"}
+    with pytest.raises(SimulationError, match="blew up at t = "):
+        flocklab.simulate("springs", **unstable, dt=0.05, t_end=5.0, seed=1)
+    ds = flocklab.simulate("springs", **unstable, on_blowup="record", dt=0.05, t_end=5.0,
+                           seed=1)
+    metrics = Springs().extra_metrics(ds, 0.0)
+    assert metrics["stable"] == 0.0 and 0.0 < metrics["t_blowup"] < 5.0
+    after = ds["time"].values >= metrics["t_blowup"]
+    assert np.all(np.isnan(ds["total_energy"].values[after]))
+    assert np.all(np.isfinite(ds["total_energy"].values[~after]))
+
+
+@pytest.mark.parametrize(("params", "key"), [
+    ({"mass": 0.0}, "mass"), ({"stiffness": -1.0}, "stiffness"),
+    ({"rest_length": 0.0}, "rest_length"), ({"integrator": "leapfrog"}, "integrator"),
+    ({"tip_force": [1.0]}, "tip_force"), ({"structure": "network"}, "network"),
+])
+def test_bad_parameters_fail_before_running(params, key):
+    with pytest.raises(ParameterError) as error:
+        Springs().resolve(params)
+    assert error.value.name == key
+
+
+def test_bad_network_and_dt():
+    document = to_document(chain(n_points=3))
+    document["springs"][1]["j"] = 7
+    with pytest.raises(ParameterError) as error:
+        Springs().resolve({"structure": "network", "network": document})
+    assert error.value.name == "network.springs[1].j"
+    for point in document["points"]:
+        point["fixed"] = True
+    document["springs"][1]["j"] = 2
+    with pytest.raises(ParameterError) as error:
+        Springs().resolve({"structure": "network", "network": document})
+    assert error.value.name == "network.points[*].fixed"
+    with pytest.raises(ParameterError) as error:
+        flocklab.simulate("springs", dt=-0.01, t_end=1.0, seed=1)
+    assert error.value.name == "dt"
+
+
+def test_network_and_cloth_runs_and_solver_statistics():
+    document = to_document(chain(n_points=4, tip_force=(0.0, 0.0, 1.0)))
+    ds = flocklab.simulate("springs", structure="network", network=document,
+                           integrator="implicit_euler", dt=0.02, t_end=0.4, seed=1)
+    assert ds.sizes["point"] == 4 and float(ds["newton_iterations_max"]) <= 20
+    cloth = flocklab.simulate("springs", structure="cloth", nx=5, ny=4, stiffness=1000.0,
+                              mass=0.01, damping=0.05, gravity=9.81,
+                              integrator="implicit_euler_diagonal", dt=1 / 60, t_end=0.5,
+                              seed=1, snapshot_every=0.25)
+    assert cloth.sizes["point"] == 20 and np.all(cloth["z"].values[-1] <= 1e-12)
+    assert float(cloth["fixed"].sum()) == 2
+
+
+def test_perturbed_start_depends_only_on_the_seed():
+    runs = [flocklab.simulate("springs", **TONGUE, initial="perturbed", integrator="rk4",
+                              dt=0.01, t_end=0.2, seed=seed) for seed in (3, 3, 4)]
+    assert np.array_equal(runs[0]["tip_x"].values, runs[1]["tip_x"].values)
+    assert not np.array_equal(runs[0]["tip_x"].values, runs[2]["tip_x"].values)
+    assert runs[0]["tip_distance"].values[0] < 0.01 * 0.05 * math.sqrt(2) + 1e-12
+
+
+def test_draw_chain_and_cloth():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for params in (TONGUE, {"structure": "cloth", "nx": 4, "ny": 3, "gravity": 9.81}):
+        ds = flocklab.simulate("springs", **params, dt=0.01, t_end=0.1, seed=1,
+                               snapshot_every=0.05)
+        figure, ax = plt.subplots()
+        Springs().draw(ax, ds, 1, label="test")
+        assert len(ax.collections) == 1 and "t = 0.05 s" in ax.get_title()
+        plt.close(figure)
+
+
+def test_stability_report_has_both_limits():
+    report = Springs().stability({"integrator": "semi_implicit_euler"}, run_time=2.0,
+                                 min_steps=500)
+    assert report["dt_max_theory"] == pytest.approx(0.03767, rel=1e-3)
+    assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.03)
+    assert report["measurement"]["evaluations"][-1]["dt"] > 0

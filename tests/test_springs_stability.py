@@ -1,0 +1,131 @@
+"""Linear stability theory and measured stability limits (flocklab.springs.stability)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from flocklab.sensitivity import Verdict
+from flocklab.springs.claims import StabilityRow, stability_verdicts
+from flocklab.springs.integrators import get_integrator
+from flocklab.springs.stability import (
+    amplification_matrix,
+    linearise,
+    measured_dt_max,
+    spectral_radius,
+    theory_dt_max,
+)
+from flocklab.springs.statics import static_equilibrium
+from flocklab.springs.structure import chain
+
+OMEGA = 10.0
+SYMPLECTIC = ("semi_implicit_euler", "article_verlet", "velocity_verlet", "position_verlet")
+
+
+def oscillator(damping: float = 0.0, kind: str = "spring"):
+    """One free point (1 kg) on a 100 N/m spring to a fixed point, 2-D: omega = 10 rad/s."""
+    return chain(n_points=2, stiffness=100.0, damping=damping, damping_kind=kind, mass=1.0,
+                 rest_length=1.0, tip_force=(0.0, 0.0))
+
+
+@pytest.mark.parametrize("method", SYMPLECTIC)
+def test_theory_symplectic_limit_is_two_over_omega(method):
+    lin = linearise(oscillator())
+    assert lin.omega_max == pytest.approx(OMEGA, rel=1e-12)
+    assert theory_dt_max(method, lin).dt_max * OMEGA == pytest.approx(2.0, rel=1e-6)
+
+
+def test_theory_rk4_explicit_and_implicit_closed_forms():
+    lin = linearise(oscillator())
+    # |R(iy)|^2 = 1 - y^6/72 + y^8/576 <= 1  <=>  y <= 2 sqrt(2)
+    assert theory_dt_max("rk4", lin).dt_max * OMEGA == pytest.approx(2.0 * math.sqrt(2.0),
+                                                                     rel=1e-5)
+    explicit = theory_dt_max("explicit_euler", lin)
+    assert explicit.dt_max == 0.0   # rho = sqrt(1 + h^2 w^2) > 1 at every h
+    assert spectral_radius("explicit_euler", 0.001, lin) == pytest.approx(
+        math.sqrt(1 + (0.001 * OMEGA) ** 2), rel=1e-12)
+    for method in ("implicit_euler", "implicit_midpoint", "implicit_euler_diagonal"):
+        assert math.isinf(theory_dt_max(method, lin).dt_max), method
+
+
+def test_theory_damped_closed_forms():
+    """Absolute damping c = 2 (zeta = 0.1): explicit Euler h <= 2 zeta / w; symplectic Euler
+    (Jury conditions on tr = 2 - bh - h^2 w^2, det = 1 - bh, b = 2 zeta w)
+    h <= (-b + sqrt(b^2 + 4 w^2)) / w^2."""
+    lin = linearise(oscillator(damping=2.0, kind="absolute"))
+    zeta, b = 0.1, 2.0
+    # the tolerance rho <= 1 + 1e-6 moves an edge where rho crosses 1 linearly by ~1e-4
+    assert theory_dt_max("explicit_euler", lin).dt_max == pytest.approx(2 * zeta / OMEGA,
+                                                                        rel=2e-4)
+    assert theory_dt_max("semi_implicit_euler", lin).dt_max == pytest.approx(
+        (-b + math.sqrt(b**2 + 4 * OMEGA**2)) / OMEGA**2, rel=1e-5)
+
+
+@pytest.mark.parametrize("method", ["explicit_euler", "semi_implicit_euler", "article_verlet",
+                                    "velocity_verlet", "position_verlet", "rk4",
+                                    "implicit_euler", "implicit_euler_diagonal",
+                                    "implicit_midpoint"])
+def test_amplification_matrix_is_the_linearised_integrator(method):
+    """One step of the nonlinear code from equilibrium + delta equals G(h) delta to O(delta^2)."""
+    system = chain(damping=0.5)
+    x_eq = static_equilibrium(system)
+    lin = linearise(system, x_eq)
+    h, eps = 0.01, 1e-7
+    rng = np.random.default_rng(5)
+    free = system.free_dofs
+    delta = rng.normal(size=2 * free.size)
+    x, v = x_eq.copy(), np.zeros_like(x_eq)
+    x.reshape(-1)[free] += eps * delta[:free.size]
+    v.reshape(-1)[free] += eps * delta[free.size:]
+    get_integrator(method, system, h).step(x, v)
+    stepped = np.concatenate([(x - x_eq).reshape(-1)[free], v.reshape(-1)[free]]) / eps
+    predicted = amplification_matrix(method, h, lin) @ delta
+    assert np.allclose(stepped, predicted, rtol=0, atol=1e-4 * np.max(np.abs(predicted)))
+
+
+def test_measured_limit_matches_theory_on_the_tongue():
+    system = chain(damping=0.5)
+    x_eq = static_equilibrium(system)
+    lin = linearise(system, x_eq)
+    for method in ("semi_implicit_euler", "rk4"):
+        theory = theory_dt_max(method, lin).dt_max
+        measured = measured_dt_max(system, method, x_eq, run_time=2.0, min_steps=500).dt_max
+        # bisection resolution 2 %; the finite run may call a barely unstable step stable
+        assert measured == pytest.approx(theory, rel=0.03), method
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["spring", "absolute"])
+def test_measured_limits_match_theory_every_method(kind):
+    system = chain(damping_kind=kind)
+    x_eq = static_equilibrium(system)
+    lin = linearise(system, x_eq)
+    for method in ("semi_implicit_euler", "velocity_verlet", "position_verlet", "rk4",
+                   "implicit_euler_diagonal"):
+        theory = theory_dt_max(method, lin).dt_max
+        measured = measured_dt_max(system, method, x_eq).dt_max
+        if math.isinf(theory):
+            assert math.isinf(measured), method
+        else:
+            assert measured == pytest.approx(theory, rel=0.03), method
+
+
+def test_stability_verdict_rules():
+    rows = [StabilityRow("tongue a", "explicit_euler", 0.0, 0.01, 0.02, 50.0, ""),
+            StabilityRow("tongue a", "semi_implicit_euler", 0.04, 0.04, 0.02, 50.0, ""),
+            StabilityRow("tongue a", "article_verlet", 0.04, 0.04, 0.02, 50.0, ""),
+            StabilityRow("tongue a", "rk4", 0.07, 0.07, 0.02, 50.0, ""),
+            StabilityRow("tongue a", "implicit_euler", math.inf, math.inf, 0.02, 50.0, ""),
+            StabilityRow("tongue a", "implicit_euler_diagonal", math.inf, 2.0, 0.02, 50.0, "")]
+    verdicts = {v.claim[:40]: v for v in stability_verdicts(rows)}
+    assert all(isinstance(v, Verdict) for v in verdicts.values())
+    by_start = {key.split(":")[1][:25]: v.verdict for key, v in verdicts.items() if ":" in key}
+    assert by_start[" explicit Euler stable wh"] == "fails"        # 0.01 < 0.02
+    assert by_start[" its code's update (semi-"] == "holds"        # 0.04 >= 0.02
+    assert by_start[" explicit methods stable "] == "fails"        # explicit 0.01 < 0.04
+    assert by_start[" implicit Euler (full New"] == "holds"
+    assert by_start[" implicit Euler, diagonal"] == "fails"
+    ratio = next(v for v in verdicts.values() if v.claim.startswith("semi-implicit"))
+    assert ratio.verdict == "holds" and "x4" in ratio.evidence
