@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from flocklab.config import ConfigError, validate_config
+from flocklab.config import ConfigError, load_config, validate_config
 from flocklab.models import get_model
 from flocklab.parameters import ParameterError
 from flocklab.stages.tasks import run_task
@@ -160,6 +160,14 @@ def test_shipped_dragon_config_validates() -> None:
         set(get_model("dragon_chain").tasks)
     assert set(studies) == {"dragon_spiral", "dragon_collision", "dragon_pitch",
                             "dragon_turnaround"}
+
+
+def test_default_config_includes_the_dragon() -> None:
+    config, studies = load_config(CONFIG.with_name("config.yaml"))
+    dragon = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+    for section in ("studies", "figures", "tasks"):
+        assert set(dragon[section]) <= set(config[section])
+    assert set(dragon["studies"]) <= set(studies)
 
 
 def test_config_names_the_bad_task_option() -> None:
