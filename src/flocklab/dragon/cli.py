@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from flocklab.dragon import answers
 from flocklab.dragon import questions as q
-from flocklab.dragon.tables import contest_tables, state_table, write_tables
+from flocklab.dragon.geometry import BenchGeometry
+from flocklab.dragon.tables import write_tables
 from flocklab.parameters import ParameterError
 
 
@@ -57,11 +59,6 @@ def _write_json(document: dict, path: str) -> None:
     print(f"wrote {path}")
 
 
-def _state_json(state, index: int = 0) -> dict:
-    return {"x": state.xy[index, :, 0].tolist(), "y": state.xy[index, :, 1].tolist(),
-            "speed": state.speed[index].tolist()}
-
-
 def cmd_positions(args: argparse.Namespace) -> None:
     trajectory = q.q1_spiral(args.pitch, args.start_turn, args.head_speed, args.t_start,
                              args.t_end, args.t_step)
@@ -70,26 +67,27 @@ def cmd_positions(args: argparse.Namespace) -> None:
 
         write_netcdf(_dataset(trajectory, vars(args)), args.out)
         print(f"wrote {args.out}")
-    _tables(args, contest_tables(trajectory.times, trajectory.state.xy, trajectory.state.speed))
+    _tables(args, answers.trajectory_tables(trajectory, 60.0)["contest"])
 
 
 def cmd_collision(args: argparse.Namespace) -> None:
     result = q.q2_collision(args.pitch, args.start_turn, args.head_speed)
-    state = result.pop("state", None)
-    if state is not None:
-        result["state"] = _state_json(state)
-        _tables(args, [state_table(state.xy[0], state.speed[0])])
-    print(f"first contact at t = {result['time']:.6f} s: {result.get('touching')}")
+    if result["time"] is None:
+        print("no contact before the head reaches the spiral's centre")
+    else:
+        _tables(args, answers.state_tables(result["state"])["contest"])
+        print(f"first contact at t = {result['time']:.6f} s: {result.get('touching')}")
+    document = answers.collision_document(result, q.in_spiral(args.pitch, args.start_turn),
+                                          BenchGeometry(), args.head_speed)
     if args.out:
-        _write_json(result, args.out)
+        _write_json(document, args.out)
 
 
 def cmd_min_pitch(args: argparse.Namespace) -> None:
     result = q.q3_min_pitch(args.turn_diameter, args.r_start)
     print(f"minimum pitch {result['min_pitch']:.6f} m")
     if args.out:
-        _write_json({k: (v.tolist() if isinstance(v, np.ndarray) else v)
-                     for k, v in result.items()}, args.out)
+        _write_json(result, args.out)
 
 
 def cmd_turnaround(args: argparse.Namespace) -> None:
@@ -100,14 +98,11 @@ def cmd_turnaround(args: argparse.Namespace) -> None:
 
         write_netcdf(_dataset(trajectory, vars(args)), args.out)
         print(f"wrote {args.out}")
-    geometry = trajectory.info["s_curve"]
-    geometry["length_vs_ratio"] = dict(zip(
-        ["0.25", "0.5", "1", "2", "3", "5", "10"],
-        q.s_curve_length_vs_ratio(args.pitch, args.turn_diameter).tolist(), strict=True))
+    geometry = answers.s_curve_document(trajectory, args.pitch, args.turn_diameter)
     print(f"S-curve length {geometry['s_curve_length']:.6f} m")
     if args.json:
         _write_json(geometry, args.json)
-    _tables(args, contest_tables(trajectory.times, trajectory.state.xy, trajectory.state.speed))
+    _tables(args, answers.trajectory_tables(trajectory, 50.0)["contest"])
 
 
 def cmd_max_speed(args: argparse.Namespace) -> None:

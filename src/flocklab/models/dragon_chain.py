@@ -39,6 +39,15 @@ from flocklab.models.base import (
 )
 from flocklab.parameters import ParameterError, ParameterSpec
 
+#: The contest questions as tasks (descriptions; see :mod:`flocklab.dragon.tasks`).
+TASKS = {
+    "positions": "Q1: all handles on the in-spiral (positions and speeds every t_step s)",
+    "collision": "Q2: first contact of two boards as the head spirals in",
+    "min_pitch": "Q3: smallest pitch reaching the turnaround circle without contact",
+    "turnaround": "Q4: all handles on the turnaround path, S-curve geometry and length",
+    "max_speed": "Q5: largest head speed keeping every handle at or below the limit",
+}
+
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
@@ -104,6 +113,7 @@ class DragonChain(Model):
         Metric("max_speed_ratio", "largest recorded handle speed over the head speed", "1"),
     )
     supports_checkpoint = True
+    tasks: ClassVar[dict[str, str]] = TASKS
 
     # ----------------------------------------------------------------- set-up
 
@@ -112,11 +122,9 @@ class DragonChain(Model):
 
     def geometry(self, params: Mapping[str, Any]):
         """The :class:`~flocklab.dragon.geometry.BenchGeometry` of ``params``."""
-        from flocklab.dragon.geometry import BenchGeometry
+        from flocklab.dragon.tasks import geometry_of
 
-        return BenchGeometry(int(params["n_benches"]), params["head_board"],
-                             params["body_board"], params["board_width"],
-                             params["hole_offset"])
+        return geometry_of(params)
 
     def path(self, params: Mapping[str, Any]) -> tuple[Any, float]:
         """The head path and the head's arc length at contest time 0."""
@@ -228,6 +236,21 @@ class DragonChain(Model):
         words = 3 * n * len(grid.frame_steps) + 6 * len(grid.record_steps) + 12 * pairs
         return Resources(2 * 8 * words, 0.005 * grid.steps + 2.0)
 
+    def check_task(self, task: str, params: Mapping[str, Any],
+                   options: Mapping[str, Any]) -> None:
+        """Options of the contest tasks (:data:`flocklab.dragon.tasks.TASK_OPTIONS`)."""
+        from flocklab.dragon.tasks import check_options
+
+        check_options(task, params, options)
+
+    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
+                 out_dir: str) -> dict[str, Any]:
+        """Answer one contest question: tables into ``out_dir``, the answer returned
+        (:func:`flocklab.dragon.tasks.run`)."""
+        from flocklab.dragon.tasks import run
+
+        return run(task, params, options, out_dir)
+
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:
         """Boards as rectangles (touching ones red), the path in grey, the head marked."""
@@ -256,4 +279,4 @@ class DragonChain(Model):
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m]")
         t = float(run["frame"].values[frame]) + params["t0"]
-        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:g} s".strip(), fontsize=9)
+        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:.10g} s".strip(), fontsize=9)
