@@ -690,9 +690,42 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
     return studies
 
 
+#: Config sections whose named entries an included file adds to.
+MERGED_SECTIONS = ("studies", "figures", "tasks")
+
+
+def merge_includes(config: dict, base_dir: str | Path) -> dict:
+    """Merge the files listed under ``include`` (paths relative to ``base_dir``) into
+    ``config``, in place: their studies, figures and tasks are added; a name defined twice,
+    or any other top-level key in an included file, is an error naming the file.
+
+    An included file may include others (relative to its own directory).
+    """
+    for position, name in enumerate(config.pop("include", None) or []):
+        path = Path(base_dir) / name
+        if not path.is_file():
+            raise ConfigError(f"config key 'include[{position}]': no file {path}")
+        with open(path, encoding="utf-8") as stream:
+            part = yaml.safe_load(stream) or {}
+        merge_includes(part, path.parent)
+        for key, section in part.items():
+            if key not in MERGED_SECTIONS:
+                raise ConfigError(f"config key 'include[{position}]': {name} sets '{key}'; an "
+                                  f"included file may set only {', '.join(MERGED_SECTIONS)}")
+            target = config.setdefault(key, {})
+            for entry, value in (section or {}).items():
+                if entry in target:
+                    raise ConfigError(f"config key '{key}.{entry}': defined twice (again in "
+                                      f"{name})")
+                target[entry] = value
+    return config
+
+
 def load_config(path: str | Path, schema_path: str | Path | None = None
                 ) -> tuple[dict, dict[str, Study]]:
-    """Read a YAML config file, validate it and expand its studies."""
+    """Read a YAML config file (and the files it includes), validate it and expand its
+    studies."""
     with open(path, encoding="utf-8") as stream:
         config = yaml.safe_load(stream) or {}
+    merge_includes(config, Path(path).parent)
     return config, validate_config(config, schema_path)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     step = _resume(model, state, record, checkpoint)
     chunk = model.chunk_steps(p, grid)
     bar = Progress(grid.steps, label=f"{model.name}", enabled=progress)
+    started = time.perf_counter()
     while step < grid.steps:
         k = min(chunk, grid.steps - step)
         if checkpoint is not None:
@@ -126,6 +128,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
                                    **record.checkpoint_arrays()})
         bar.update(step)
     bar.close()
+    record.loop_seconds = time.perf_counter() - started
     record.extra = model.extra_outputs(state, p)
     record.set_attrs(p, control)
     return record
