@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,3 +103,26 @@ def test_fit_command_on_a_synthetic_summary(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         main(["fit", str(path), "--control", "eta", "--select", "N=5", "--out", str(out)])
     assert exit_info.value.code == 1
+
+
+def test_library_imports_change_no_global_state(tmp_path):
+    """Importing the plotting module keeps matplotlib's backend; running a simulation with
+    a thread count leaves the caller's numba thread count as it was."""
+    code = (
+        "import matplotlib; matplotlib.use('svg')\n"
+        "import flocklab.plotting\n"
+        "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()\n"
+        "import numba; from flocklab.stages.simulate import run_simulation\n"
+        "before = numba.get_num_threads()\n"
+        f"run_simulation('vicsek', {{'N': 10, 'L': 3.0}}, {{'steps': 5, 'seed': 1}}, "
+        f"r'{tmp_path / 'run.nc'}', threads=1)\n"
+        "assert numba.get_num_threads() == before, numba.get_num_threads()\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_the_config_schema_ships_inside_the_package():
+    import flocklab
+    from flocklab.config import DEFAULT_SCHEMA, load_schema
+
+    assert DEFAULT_SCHEMA.parent == Path(flocklab.__file__).parent
+    assert load_schema()["title"].startswith("Flocklab")

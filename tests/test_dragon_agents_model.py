@@ -100,3 +100,12 @@ def test_every_path_kind_runs_and_draws(path, tmp_path):
     DragonAgents().draw(ax, ds, frame=len(ds["frame"]) - 1)
     fig.savefig(tmp_path / "frame.png")
     plt.close(fig)
+
+
+def test_delay_and_look_ahead_through_the_model():
+    """A delayed run goes through the method of steps (one segment per tau)."""
+    ds = flocklab.simulate("dragon_agents", N=5, delay=0.25, look_ahead=0.2, t_end=1.0,
+                           record_every=0.05, seed=2, method="DOP853")
+    assert int(ds["solver_segments"]) == 4
+    assert ds.sizes["time"] == 21
+    assert np.isfinite(ds["control_power"].values).all()

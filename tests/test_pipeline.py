@@ -257,7 +257,7 @@ def test_plugin_models_run_through_every_stage(plugin_run):
         assert summary["energy_mean"].dims == ("method", "zeta", "replicate")
         # the model's own run metric: the energy decays at 2 zeta omega (omega = 2)
         expected = 2 * summary["zeta"] * 2.0
-        np.testing.assert_allclose(summary["replicate_decay_rate"].sel(method="rk4"),
+        np.testing.assert_allclose(summary["replicate_decay_rate"].sel({"method": "rk4"}),
                                    expected, rtol=0.02)
         assert "susceptibility" not in summary  # the oscillator declares no size parameter
     run = next((results / "oscillators" / "runs").glob("*rk4*/rep0.nc"))

@@ -34,14 +34,18 @@ def test_ishigami_analytic_indices():
     assert np.allclose(expected["ST"], [0.5576, 0.4424, 0.2437], atol=1e-4)
 
 
-def test_sobol_indices_of_ishigami_lie_within_their_intervals():
+def test_sobol_indices_of_ishigami_agree_with_the_analytic_values():
+    """Each of the six indices within 3 of its 95 % half-widths (5.9 standard errors: a
+    chance failure has probability ~1e-8 per index), and the intervals narrow. Whether the
+    intervals cover at their nominal level is the next test's job: requiring all six inside
+    their own 95 % intervals at one seed would fail by chance one time in four."""
     design = sobol_design(ISHIGAMI, 4096, seed=11)
     assert design.values.shape == (4096 * 5, 3)
     result = sobol_indices(design, ishigami(design.values), seed=12, resamples=500)
     expected = ishigami_indices()
     for name in ("S1", "ST"):
         error = np.abs(result.values[name] - expected[name])
-        assert np.all(error <= result.values[f"{name}_conf"]), (name, result.values)
+        assert np.all(error <= 3 * result.values[f"{name}_conf"]), (name, result.values)
         # the intervals are informative, not just wide
         assert np.all(result.values[f"{name}_conf"] < 0.05)
 

@@ -2,7 +2,12 @@
 # (flocklab.config.validate_config); nothing here does physics or I/O.
 
 import functools
+import json
+import shlex
 import shutil
+import sys
+
+from snakemake.settings.types import DeploymentMethod
 
 from flocklab.config import SENSITIVITY_FIGURES, design_seed
 from flocklab.models import get_model
@@ -137,3 +142,28 @@ def animation_outputs(name):
 def all_figure_outputs():
     outputs = [path for name in FIGURES for path in figure_outputs(name)]
     return outputs + [path for name in ANIMATIONS for path in animation_outputs(name)]
+
+
+# --------------------------------------------------------------------------- simulate jobs
+
+# The interpreter running Snakemake (its environment has flocklab), or the rule's conda
+# environment's `python` under --sdm conda.
+PYTHON = ("python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+          else shlex.quote(sys.executable))
+
+
+def simulate_log(wildcards):
+    return f"results/logs/simulate/{wildcards.study}/{wildcards.point}/rep{wildcards.replicate}.log"
+
+
+def simulate_spec(wildcards, output, threads):
+    """The job's whole input as one shell-quoted JSON argument."""
+    study = STUDIES[wildcards.study]
+    point = point_of(wildcards)
+    spec = {"model": study.model, "params": study.params(point),
+            "control": study.control(point, int(wildcards.replicate)).as_attrs(),
+            "attrs": {"study": wildcards.study, "point": wildcards.point,
+                      "replicate": int(wildcards.replicate)},
+            "threads": threads, "checkpoint_every": study.checkpoint_every,
+            "out": output[0], "log": simulate_log(wildcards)}
+    return shlex.quote(json.dumps(spec, sort_keys=True))

@@ -395,18 +395,20 @@ def _add_cohesion(jp: np.ndarray, col: dict[int, int], k_c: np.ndarray,
 
 def _build_pattern(n: int, offsets: tuple[int, ...]
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows and columns of the Jacobian entries in :meth:`DragonSystem.values` order:
+    the 2N position rows (dx/dt = v), then the 2x2 blocks d(v_i)/d(p_{i+o}) and
+    d(v_i)/d(v_{i+o}) for the offsets that stay inside the chain (``mask``, (N, K))."""
     units = np.arange(n)
     other = units[:, None] + np.asarray(offsets)[None, :]
     mask = (other >= 0) & (other < n)
     a = np.arange(2)
-    # block rows: velocity rows 4i+2+a, columns 4j+b (positions) or 4j+2+b (velocities)
-    row_blk = (4 * units[:, None, None, None] + 2 + a[None, None, :, None]
-               + 0 * other[:, :, None, None] + 0 * a[None, None, None, :])
-    col_blk = 4 * other[:, :, None, None] + a[None, None, None, :] + 0 * a[None, None, :, None]
+    shape = (n, len(offsets), 2, 2)
+    # velocity rows 4i+2+a against position columns 4j+b (velocity columns: +2)
+    row_blk = np.broadcast_to(4 * units[:, None, None, None] + 2 + a[None, None, :, None],
+                              shape)
+    col_blk = np.broadcast_to(4 * other[:, :, None, None] + a[None, None, None, :], shape)
     rows_p, cols_p = row_blk[mask].ravel(), col_blk[mask].ravel()
-    rows_v, cols_v = rows_p, cols_p + 2
     rows_x = (4 * units[:, None] + a[None, :]).ravel()
-    cols_x = rows_x + 2
-    rows = np.concatenate([rows_x, rows_p, rows_v])
-    cols = np.concatenate([cols_x, cols_p, cols_v])
+    rows = np.concatenate([rows_x, rows_p, rows_p])
+    cols = np.concatenate([rows_x + 2, cols_p, cols_p + 2])
     return rows, cols, mask

@@ -175,11 +175,11 @@ class DragonAgents(Model):
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """Trajectory (4 N words per record) twice over, a banded Jacobian and its LU
-        (~60 N words), and ~2e-4 s of solver time per unit and second of motion (measured
-        with Radau at the article's gains)."""
+        (~60 N words), and ~6e-4 s of solver time per unit and second of motion (measured:
+        Radau, article's gains, N = 223, 300 s in 38.7 s)."""
         n, records = params["N"], len(grid.record_steps)
         memory = 8 * (2 * 4 * n * records + 60 * 4 * n + 10 * records)
-        return Resources(memory, 2e-4 * n * grid.t_end + 1.0)
+        return Resources(memory, 6e-4 * n * grid.t_end + 1.0)
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:

@@ -58,6 +58,7 @@ def run_simulation(model: str, params: Mapping[str, Any],
     if not isinstance(control, RunControl):
         control = RunControl(**control)
     instance = get_model(model)
+    previous = _set_threads(None)
     used = _set_threads(threads)
     log.info("simulating %s %s with %s on %s thread(s)", model, dict(params), control, used)
     started = time.perf_counter()
@@ -68,7 +69,11 @@ def run_simulation(model: str, params: Mapping[str, Any],
         resolved = instance.resolve(params)
         checkpoint = Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
                                 fingerprint(model, resolved, control.as_attrs()))
-    record = run(instance, params, control, progress=progress, checkpoint=checkpoint)
+    try:
+        record = run(instance, params, control, progress=progress, checkpoint=checkpoint)
+    finally:
+        if isinstance(previous, int):
+            _set_threads(previous)  # leave the caller's thread count as it was
     elapsed = time.perf_counter() - started
     record.write(out, extra_attrs)
     if checkpoint is not None:
@@ -81,10 +86,10 @@ def run_simulation(model: str, params: Mapping[str, Any],
 
 def _set_threads(threads: int | None) -> int | str:
     """Set the numba thread count if numba is in use (it is imported by the model's kernels,
-    so a model without numba never pays for importing it here)."""
+    so a model without numba never pays for importing it here); ``None`` only reports it."""
     import sys
 
-    if threads is None or "numba" not in sys.modules:
+    if "numba" not in sys.modules:
         return "default"
     from flocklab.threads import set_threads
 

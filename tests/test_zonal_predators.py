@@ -1,0 +1,161 @@
+"""Predators on hand-made configurations: target rules, stalk/attack/abandon, escape, captures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from flocklab.zonal import ZonalSimulation
+from flocklab.zonal.predators import (
+    ATTACKING,
+    EVENT_ABANDON,
+    EVENT_ATTACK,
+    EVENT_CAPTURE,
+    RESTING,
+    STALKING,
+    choose_target,
+    predators_capture,
+    predators_decide,
+)
+
+
+def _prey(points, speeds, alive=None):
+    pos = np.zeros((len(points), 3))
+    pos[:, :2] = points
+    speed = np.asarray(speeds, dtype=float)
+    alive = np.ones(len(points), np.bool_) if alive is None else np.asarray(alive, np.bool_)
+    return pos, speed, alive
+
+
+def test_nearest_rule_takes_the_closest_prey():
+    pos, speed, alive = _prey([[3, 0], [0, 5], [-2, 0]], [6.0, 2.0, 9.0])
+    best, r_min = choose_target(pos, speed, alive, 0.0, 0.0, 0.0, 1, False, 1.0, 1.0, 0.0)
+    assert (best, r_min) == (2, 2.0)
+    alive[2] = False  # dead prey are not targets
+    assert choose_target(pos, speed, alive, 0.0, 0.0, 0.0, 1, False, 1.0, 1.0, 0.0)[0] == 0
+
+
+def test_optimal_rule_weighs_distance_and_speed_once_detected():
+    # scores w_d r + w_v v: A = 3 + 6 = 9, B = 5 + 2 = 7 -> B; undetected: distance only -> A
+    pos, speed, alive = _prey([[3, 0], [0, 5]], [6.0, 2.0])
+    assert choose_target(pos, speed, alive, 0.0, 0.0, 0.0, 1, True, 1.0, 1.0, 0.0)[0] == 1
+    assert choose_target(pos, speed, alive, 0.0, 0.0, 0.0, 0, True, 1.0, 1.0, 0.0)[0] == 0
+    # a heavier distance weight flips it back: A = 3*3 + 6 = 15 < B = 3*5 + 2 = 17
+    assert choose_target(pos, speed, alive, 0.0, 0.0, 0.0, 1, True, 3.0, 1.0, 0.0)[0] == 0
+
+
+def _one_predator(r_prey, status=STALKING, detected=0, timer=0.0, **overrides):
+    """Predator at the origin, one prey at (r_prey, 0); V = 8, R1 = 4, R2 = 8, detect 10."""
+    prm = {"speed": 8.0, "stalk_speed": 1.0, "detection_range": 10.0, "capture_radius": 0.5,
+           "c1": 0.5, "c2": 1.0, "w_d": 1.0, "w_v": 1.0, "optimal": 0.0,
+           "max_attack_time": 3.0, "rest_time": 2.0, **overrides}
+    arrays = {
+        "ppos": np.zeros((1, 3)), "phead": np.array([[1.0, 0, 0]]), "pspeed": np.zeros(1),
+        "status": np.array([status]), "detected": np.array([detected]),
+        "target": np.array([-1]), "timer": np.array([timer]), "event": np.zeros(1, np.int64),
+        "params": np.array([list(prm.values())]),
+    }
+    pos, speed, alive = _prey([[r_prey, 0.0]], [3.0])
+    predators_decide(*arrays.values(), pos, speed, alive, 0.1, 0.0)
+    return arrays
+
+
+@pytest.mark.parametrize(("r_prey", "status", "event", "speed"), [
+    (12.0, STALKING, 0, 1.0),               # out of sight: keeps stalking slowly
+    (3.9, ATTACKING, EVENT_ATTACK, 8.0),   # undetected and closer than R1 = c1 V: attacks
+    (9.0, RESTING, EVENT_ABANDON, 0.0),    # detected at 9 > R2 = c2 V = 8: abandons
+    (7.0, ATTACKING, EVENT_ATTACK, 8.0),   # detected within R2: attacks at once
+])
+def test_stalk_attack_abandon_thresholds(r_prey, status, event, speed):
+    out = _one_predator(r_prey)
+    assert out["status"][0] == status
+    assert out["event"][0] == event
+    assert out["pspeed"][0] == speed
+    if status != RESTING:
+        assert out["target"][0] == 0
+        assert out["phead"][0] == pytest.approx([1.0, 0.0, 0.0])
+
+
+def test_attack_is_abandoned_after_max_attack_time_and_rest_ends():
+    out = _one_predator(5.0, status=ATTACKING, detected=1, timer=2.95)
+    assert out["status"][0] == RESTING and out["event"][0] == EVENT_ABANDON
+    out = _one_predator(5.0, status=RESTING, detected=1, timer=1.95)
+    assert out["status"][0] == STALKING and out["detected"][0] == 0
+
+
+def test_capture_removes_the_target_only_within_the_capture_radius():
+    pos, _, alive = _prey([[0.4, 0.0], [0.3, 0.0]], [1.0, 1.0])
+    args = dict(ppos=np.zeros((1, 3)), status=np.array([ATTACKING]), target=np.array([0]),
+                timer=np.zeros(1), event=np.zeros(1, np.int64),
+                params=np.array([[8, 1, 10, 0.5, 0.5, 1, 1, 1, 0, 3, 2.0]]))
+    capture_step = np.full(2, -1)
+    captured_by = np.full(2, -1)
+    predators_capture(*args.values(), pos, alive, 17, 0.0, capture_step, captured_by)
+    assert alive.tolist() == [False, True]  # the target, not the nearer bystander
+    assert capture_step.tolist() == [17, -1] and captured_by.tolist() == [0, -1]
+    assert args["status"][0] == RESTING and args["event"][0] == EVENT_CAPTURE
+    args["params"][0, 3] = 0.1  # out of reach: nothing happens
+    alive[:] = True
+    args["status"][0] = ATTACKING
+    predators_capture(*args.values(), pos, alive, 18, 0.0, capture_step, captured_by)
+    assert alive.all()
+
+
+def test_prey_escape_blends_evasion_and_cohesion_and_run_at_limit_speed():
+    sim = ZonalSimulation({"N": 1, "dim": 2, "noise": 0.0, "turning_rate": 1800.0,
+                           "k_e": 0.7, "k_c": 0.3, "escape_speed": 6.0, "speed_spread": 0.0,
+                           "predators": [{"position": [-5.0, 0.0], "detection_range": 8.0,
+                                          "stalk_speed": 0.0}]}, seed=0)
+    sim.pos[0] = 0.0
+    sim.head[0] = [0.0, 1.0, 0.0]
+    sim.advance(1)
+    assert math.atan2(sim.head[0, 1], sim.head[0, 0]) == pytest.approx(math.atan2(0.3, 0.7))
+    assert sim.speed[0] == 6.0 and sim.fleeing[0]
+
+
+def _hunt(target, seed=2, steps=600):
+    sim = ZonalSimulation({
+        "N": 60, "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
+        "escape_speed": 5.0, "speed_spread": 0.5,
+        "predators": [{"position": [-25.0, 0.0], "speed": 9.0, "stalk_speed": 2.0,
+                       "detection_range": 6.0, "c1": 0.6, "c2": 1.5, "capture_radius": 0.8,
+                       "target": target, "max_attack_time": 8.0, "rest_time": 1.0}]},
+        seed=seed)
+    frozen = {}
+    for _ in range(steps):
+        dead_before = np.flatnonzero(~sim.alive)
+        sim.advance(1)
+        # prey captured before this step were neither in its neighbour list nor moved
+        assert not np.isin(dead_before, sim.grid.index[: sim.grid.start[-1]]).any()
+        for i in np.flatnonzero(~sim.alive):
+            frozen.setdefault(int(i), sim.pos[i].copy())
+            assert np.array_equal(sim.pos[i], frozen[int(i)])
+    return sim
+
+
+@pytest.mark.parametrize("target", ["nearest", "optimal"])
+def test_a_hunt_captures_prey_and_records_hull_membership(target):
+    sim = _hunt(target)
+    captured = np.flatnonzero(sim.capture_step >= 0)
+    assert captured.size >= 1
+    assert np.array_equal(np.flatnonzero(~sim.alive), captured)
+    assert np.all(sim.captured_by[captured] == 0)
+    assert np.all(np.isin(sim.capture_on_hull[captured], [0, 1]))
+    assert sim.attacks and sim.attacks[0][1] == 0
+    assert sim.observe()["alive"] == 60 - captured.size
+
+
+def test_a_hunt_in_three_dimensions():
+    sim = ZonalSimulation({
+        "N": 50, "dim": 3, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
+        "escape_speed": 5.0,
+        "predators": [{"position": [-15.0, 0.0, 0.0], "speed": 9.0, "stalk_speed": 3.0,
+                       "detection_range": 6.0, "c1": 0.6, "c2": 1.5, "capture_radius": 1.0,
+                       "rest_time": 1.0}]}, seed=1)
+    sim.advance(600)
+    captured = sim.capture_step >= 0
+    assert captured.sum() >= 1
+    assert np.all(np.isin(sim.capture_on_hull[captured], [0, 1]))
+    assert np.all(np.isfinite(sim.pos)) and np.all(np.isfinite(sim.ppos))
