@@ -41,23 +41,24 @@ def results(tmp_path_factory) -> Path:
 
 
 def test_every_output_exists(results):
-    for study in ("steady", "oat"):
+    for study in ("dragon_agents_steady", "dragon_agents_oat_tiny"):
         with xr.open_dataset(results / study / "summary.nc") as summary:
             assert "replicate_link_error_max" in summary
-    runs = sorted((results / "steady" / "runs").glob("*/rep0.nc"))
+    runs = sorted((results / "dragon_agents_steady" / "runs").glob("*/rep0.nc"))
     assert len(runs) == 4
     with xr.open_dataset(runs[0]) as run:
         assert run.sizes["unit"] == N and run["time"].values[-1] == 30.0
         assert int(run["solver_nfev"]) > 0
-    for name in ("steady_links", "steady_series", "oat"):
+    for name in ("dragon_agents_steady_links", "dragon_agents_steady_series",
+                 "dragon_agents_oat_tiny"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
-    assert (results / "figures" / "movie.gif").read_bytes()[:3] == b"GIF"
+    assert (results / "figures" / "dragon_agents_movie.gif").read_bytes()[:3] == b"GIF"
 
 
 def test_steady_link_stretch_matches_the_closed_form(results):
     """link_error_max after burn-in = delta_1 for both integrators and stiffnesses."""
     speed = K_P * SPEED / (K_P + N * K_D)
-    with xr.open_dataset(results / "steady" / "summary.nc") as summary:
+    with xr.open_dataset(results / "dragon_agents_steady" / "summary.nc") as summary:
         measured = summary["replicate_link_error_max"].transpose("method", "k_penalty")
         k_penalty = summary["k_penalty"].values
         expected = (N - 1) * K_D * speed / (K_C + k_penalty)
@@ -69,5 +70,5 @@ def test_steady_link_stretch_matches_the_closed_form(results):
 
 def test_oat_claim_on_cohesion(results):
     """The link error falls with k_c (it scales as 1/(k_c + k_penalty)): the claim holds."""
-    analysis = json.loads((results / "oat" / "sensitivity.json").read_text())
+    analysis = json.loads((results / "dragon_agents_oat_tiny" / "sensitivity.json").read_text())
     assert [claim["verdict"] for claim in analysis["claims"]] == ["holds"]
