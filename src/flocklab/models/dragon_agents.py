@@ -87,6 +87,8 @@ class DragonAgents(Model):
                                     f"after burn-in", "m^2"),
         Metric("settling_time", "time until the tail's path distance stays within 5 % "
                                 "(or 0.05 L) of its final value", "s"),
+        Metric("solver_steps", "accepted solve_ivp steps over the whole run", "1"),
+        Metric("solver_nfev", "right-hand-side evaluations over the whole run", "1"),
     )
 
     def check(self, params: dict[str, Any]) -> None:
@@ -171,6 +173,8 @@ class DragonAgents(Model):
             "oscillation_power": dm.oscillation_power(t[keep], deviation,
                                                       OSCILLATION_CUTOFF),
             "settling_time": dm.settling_time(t, tail, 0.0, band=0.05 * params["L"]),
+            "solver_steps": float(run["solver_steps"]),
+            "solver_nfev": float(run["solver_nfev"]),
         }
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
