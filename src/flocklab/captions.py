@@ -10,19 +10,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from flocklab.config import Study
+from flocklab.models import get_model
 
 ANALYSIS_CAPTIONS = {
-    "critical_loglog": "ln v_a against the log reduced distance from the fitted critical value; "
-                       "filled points entered the weighted power-law fit, lines are the fits, "
-                       "legend: exponent with its 68 % bootstrap interval over seeds "
-                       "(results/<study>/critical.json).",
-    "collapse": "Finite-size data collapse v_a L^(beta/nu) against (eta - eta_c) L^(1/nu) at "
+    "critical_loglog": "ln P (P the model's primary observable) against the log reduced "
+                       "distance from the fitted critical value; filled points entered the "
+                       "weighted power-law fit, lines are the fits, legend: exponent with its "
+                       "68 % bootstrap interval over seeds (results/<study>/critical.json).",
+    "collapse": "Finite-size data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) at "
                 "the parameters minimising the Houdayer-Hartmann quality S.",
-    "fss_critical": "eta_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
+    "fss_critical": "x_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
                     "Binder-cumulant crossings of consecutive sizes, against L^(-1/nu), with "
-                    "the extrapolation eta_c(L) = eta_c(inf) + a L^(-1/nu).",
-    "distribution": "Distribution of v_a (pooled over seeds) at the noise nearest each size's "
-                    "susceptibility maximum; two peaks would signal a discontinuous transition.",
+                    "the extrapolation x_c(L) = x_c(inf) + a L^(-1/nu).",
+    "distribution": "Distribution of P (pooled over seeds) at the control value nearest each "
+                    "size's susceptibility maximum; two peaks would signal a discontinuous "
+                    "transition.",
     "oat": "One factor at a time around the baseline: each output against each factor "
            "(grey dots: single runs; markers: replicate means with standard errors). Under "
            "the panels, each claim of the study with its verdict (trend: Spearman rank "
@@ -60,6 +62,10 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
             " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
                                  axis.coords.items()) for axis in study.axes)
         lines.append(f"Swept: {sweeps}.")
+    elif spec["kind"] == "series":
+        runs = "; ".join(f"{run.get('label', '')} {_values_text(run['point'])}".strip()
+                         for run in spec["runs"])
+        lines.append(f"{', '.join(spec['y'])} against time for the runs {runs}.")
     elif spec["kind"] in ANALYSIS_CAPTIONS:
         lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
         if study.sensitivity is not None:
@@ -76,10 +82,12 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
         panels = spec.get("panels") or [spec]
         shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "
                           f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
-        lines.append(f"Particle configurations ({shown}). Arrows: headings; grey lines: the "
-                     f"last {spec.get('trail', 0)} steps of each trajectory.")
+        lines.append(f"Snapshots of the {study.model} model ({shown}), drawn by the model: "
+                     f"{get_model(study.model).draw.__doc__.split(chr(10))[0].strip()} "
+                     f"Trails: up to {spec.get('trail', 0)} preceding frames.")
     lines.append(f"Fixed parameters: {_values_text(fixed)}.")
-    lines.append(f"Model {study.model}; {study.replicates} replicate(s) per point, "
-                 f"{study.steps} steps, first {study.burn_in} discarded as burn-in; "
-                 f"base seed {study.base_seed}.")
+    model = get_model(study.model)
+    lines.append(f"Model {study.model} ({model.reference}); {study.replicates} replicate(s) "
+                 f"per point, {study.time_text()}, records up to t = {study.burn_in:g} "
+                 f"{model.time_units} discarded as burn-in; base seed {study.base_seed}.")
     return "\n".join(lines)

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from flocklab.io import atomic_output
+
 log = logging.getLogger(__name__)
 
 
@@ -55,13 +57,8 @@ class Checkpoint:
 
     def save(self, step: int, arrays: dict[str, np.ndarray]) -> None:
         """Write the state at ``step`` atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f".{self.path.name}.part")
-        with open(temporary, "wb") as stream:
+        with atomic_output(self.path) as temporary, open(temporary, "wb") as stream:
             np.savez(stream, step=np.int64(step), identity=np.str_(self.identity), **arrays)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, self.path)
         log.info("checkpoint at step %d: %s", step, self.path)
 
     def load(self) -> tuple[int, dict[str, np.ndarray]] | None:

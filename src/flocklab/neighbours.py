@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from flocklab.kernels.variants import serial_variant
+
 
 def cells_per_side(box: float, radius: float) -> int:
     """Number of cells ``m`` per box side for cutoff ``radius``.
@@ -277,3 +279,9 @@ def brute_force_neighbour_sums(x: np.ndarray, y: np.ndarray, ux: np.ndarray, uy:
     dy -= box * np.round(dy / box)
     within = dx * dx + dy * dy <= radius * radius
     return within @ ux, within @ uy, within.sum(axis=1).astype(np.int64)
+
+
+# Serial twins for single-threaded runs (flocklab.kernels.variants).
+_cell_indices_serial = serial_variant(_cell_indices)
+bin_particles_serial = serial_variant(bin_particles, {"_cell_indices": _cell_indices_serial})
+gather_sorted_serial = serial_variant(gather_sorted)

@@ -58,6 +58,8 @@ class ParameterSpec:
     schema : dict, optional
         JSON-schema fragment of a ``kind="json"`` value; errors name the element, e.g.
         ``obstacles[1].radius``. Cross-element rules belong in the model's ``check``.
+    symbol : str
+        LaTeX symbol for axis labels (without dollars), e.g. ``"\\eta"``.
     """
 
     name: str
@@ -71,6 +73,12 @@ class ParameterSpec:
     high_inclusive: bool = True
     choices: tuple[str, ...] = field(default_factory=tuple)
     schema: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    symbol: str = ""
+
+    def label(self) -> str:
+        """Axis label: the symbol (LaTeX) or name, with the unit, e.g. ``$\\eta$ [rad]``."""
+        text = f"${self.symbol}$" if self.symbol else self.name
+        return text if self.unit in ("1", "") else f"{text} [{self.unit}]"
 
     def range_text(self) -> str:
         """Human-readable allowed range, e.g. ``"> 0"`` or ``"one of angular, vectorial"``."""

@@ -18,14 +18,38 @@ import xarray as xr
 from matplotlib.animation import FuncAnimation
 from matplotlib.collections import LineCollection
 
-QUANTITY_LABELS = {
-    "order_parameter": r"order parameter $v_a$",
-    "susceptibility": r"susceptibility $\chi$",
-    "binder_cumulant": r"Binder cumulant $G$",
-}
-SYMBOLS = {"eta": r"\eta", "rho": r"\rho"}
-COORDINATE_LABELS = {"eta": r"noise $\eta$", "density": r"density $\rho$", "N": "$N$",
-                     "L": "$L$", "r": "$r$", "v0": "$v_0$"}
+
+def coordinate_label(summary: xr.Dataset, name: str) -> str:
+    """Axis label of a summary coordinate from its model's declarations (parameter symbol
+    and unit, or a derived quantity's long name), else the name."""
+    from flocklab.models import get_model
+
+    model = get_model(str(summary.attrs["model"])) if "model" in summary.attrs else None
+    if model is not None:
+        try:
+            return model.spec(name).label()
+        except KeyError:
+            pass
+    attrs = summary[name].attrs if name in summary.variables else {}
+    if "symbol" in attrs:
+        return f"{attrs.get('long_name', name)} ${attrs['symbol']}$"
+    return str(attrs.get("long_name", name))
+
+
+def quantity_label(summary: xr.Dataset, name: str) -> str:
+    """Axis label of a summary quantity: the primary observable's declared label, chi, G,
+    or the variable's long name."""
+    from flocklab.models import get_model
+
+    if "model" in summary.attrs:
+        model = get_model(str(summary.attrs["model"]))
+        if name in [obs.name for obs in model.observables]:
+            return model.observable(name).label()
+    fixed = {"susceptibility": r"susceptibility $\chi$", "binder_cumulant": r"Binder cumulant $G$"}
+    if name in fixed:
+        return fixed[name]
+    variable = summary.get(name)
+    return str(variable.attrs.get("long_name", name)) if variable is not None else name
 
 
 def trail_segments(x: np.ndarray, y: np.ndarray, box: float) -> np.ndarray:
@@ -123,16 +147,40 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
         ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
                     marker=markers[number % len(markers)], markersize=4, capsize=2,
                     linewidth=1, label=label or None)
-    ax.set_xlabel(xlabel or COORDINATE_LABELS.get(x, x))
-    ax.set_ylabel(ylabel or QUANTITY_LABELS.get(y, y))
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or quantity_label(summary, y))
     if logy:
         ax.set_yscale("log")
-    elif y == "order_parameter":
-        ax.set_ylim(0, 1.02)
     if hue is not None:
         ax.legend(fontsize=8, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
+                  labels: Sequence[str], logy: bool = False, title: str = "") -> plt.Figure:
+    """Observables of several runs against time, one panel per observable, one line per run;
+    axis labels from the model's declarations."""
+    from flocklab.models import get_model
+
+    model = get_model(str(runs[0].attrs["model"]))
+    fig, axes = plt.subplots(len(observables), 1, figsize=(5.2, 2.4 * len(observables) + 0.6),
+                             sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], observables, strict=True):
+        for run, label in zip(runs, labels, strict=True):
+            ax.plot(run["time"].values, run[name].values, linewidth=1, label=label or None)
+        observable = model.observable(name)
+        ax.set_ylabel(observable.label() + ("" if observable.units in ("1", "")
+                                            else f" [{observable.units}]"), fontsize=9)
+        if logy:
+            ax.set_yscale("log")
+    axes[-1, 0].set_xlabel(f"time [{runs[0]['time'].attrs.get('units', '')}]")
+    if any(labels):
+        axes[0, 0].legend(fontsize=7, frameon=False)
+    if title:
+        axes[0, 0].set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -147,7 +195,7 @@ def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
         ax.clear()
         draw_snapshot(ax, ds, frame, trail=trail)
         if title:
-            ax.set_title(f"{title}\nt = {int(ds['frame'].values[frame])}", fontsize=9)
+            ax.set_title(f"{title}\nt = {ds['frame'].values[frame]:g}", fontsize=9)
         return []
 
     return FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
@@ -168,26 +216,27 @@ def _curve_label(labels: dict) -> str:
 
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
                            ) -> plt.Figure:
-    """ln v_a against ln s (reduced distance) with the fitted power law, as Vicsek et al.
-    (1995) Fig. 3; filled markers entered the fit, open ones did not."""
-    control = critical.attrs["control"]
-    coordinate = critical.attrs["coordinate"]
-    exponent = critical.attrs["exponent"]
+    """ln P against ln s (reduced distance) with the fitted power law, as Vicsek et al.
+    (1995) Fig. 3; filled markers entered the fit, open ones did not. Control, side,
+    exponent and observable are read from ``critical``'s attributes."""
+    attrs = critical.attrs
+    control, coordinate, exponent = attrs["control"], attrs["coordinate"], attrs["exponent"]
+    side, observable = attrs["side"], attrs["observable"]
+    symbol, p_symbol = attrs["symbol"], attrs["observable_symbol"]
     critical_name = f"{control}_c"
     control_dim = summary[coordinate].dims[0]
-    label_dims = [d for d in critical[critical_name].dims]
+    label_dims = list(critical[critical_name].dims)
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
     combos = [{}] if not label_dims else [
         dict(zip(label_dims, values, strict=True)) for values in
         np.array(np.meshgrid(*[critical[d].values for d in label_dims],
                              indexing="ij")).reshape(len(label_dims), -1).T.tolist()]
-    side = "below" if control == "eta" else "above"
     for number, labels in enumerate(combos):
         fit = critical.sel(labels) if labels else critical
         curve = summary.sel(labels) if labels else summary
         x = curve[coordinate].values.astype(float)
-        v = curve["replicate_order_parameter"].values
-        err = curve["replicate_order_parameter_err"].values
+        v = curve[f"replicate_{observable}"].values
+        err = curve[f"replicate_{observable}_err"].values
         value = float(fit[critical_name])
         if not np.isfinite(value):  # that curve could not be fitted (see critical.json)
             continue
@@ -205,26 +254,29 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         text = f"{exponent} = {slope:.2f} [{low:.2f}, {high:.2f}]"
         ax.plot(grid, np.log(float(fit["amplitude"])) + slope * grid, "-", color=color,
                 label=f"{_curve_label(labels)}: {text}" if labels else text)
-    reduced = r"(\eta_c - \eta)/\eta_c" if side == "below" else r"(\rho - \rho_c)/\rho_c"
+    reduced = (rf"({symbol}_c - {symbol})/{symbol}_c" if side == "below"
+               else rf"({symbol} - {symbol}_c)/{symbol}_c")
     ax.set_xlabel(rf"$\ln[{reduced}]$")
-    ax.set_ylabel(r"$\ln v_a$")
+    ax.set_ylabel(rf"$\ln {p_symbol}$")
     return _finish(fig, ax, title)
 
 
 def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
-    size = fss.attrs["size"]
-    control = fss.attrs["control"]
-    coordinate = "eta" if control == "eta" else "density"
+    """(size, control, symbol, observable symbol, sizes, x, P, P error) of an FSS result."""
+    attrs = fss.attrs
+    size, control, coordinate = attrs["size"], attrs["control"], attrs["coordinate"]
+    observable = attrs["observable"]
     size_dim = summary[size].dims[0]
     data = summary.transpose(size_dim, summary[coordinate].dims[0], ...)
-    return (size, control, data[size].values.astype(float), data[coordinate].values.astype(float),
-            data["replicate_order_parameter"].values,
-            data["replicate_order_parameter_err"].values)
+    return (size, control, attrs["symbol"], attrs["observable_symbol"],
+            data[size].values.astype(float), data[coordinate].values.astype(float),
+            data[f"replicate_{observable}"].values,
+            data[f"replicate_{observable}_err"].values)
 
 
 def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Data collapse v_a L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
-    size, control, lengths, x, v, err = _fss_arrays(summary, fss)
+    """Data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
+    size, control, symbol, p_symbol, lengths, x, v, err = _fss_arrays(summary, fss)
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
     name = f"collapse_{control}_c"
     if name not in fss:
@@ -238,9 +290,8 @@ def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> pl
         ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
                     yerr=err[number] * scale, marker="os^Dv"[number % 5], markersize=3,
                     linewidth=0.8, capsize=1.5, label=f"{size} = {length:g}")
-    symbol = SYMBOLS.get(control, control)
     ax.set_xlabel(rf"$({symbol} - {symbol}_c)\,{size}^{{1/\nu}}$")
-    ax.set_ylabel(rf"$v_a\,{size}^{{\beta/\nu}}$")
+    ax.set_ylabel(rf"${p_symbol}\,{size}^{{\beta/\nu}}$")
     ax.set_title(title or f"{control}_c = {critical:.3f}, β/ν = {beta_over_nu:.3f}, "
                  f"1/ν = {inverse_nu:.3f}", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
@@ -250,7 +301,7 @@ def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> pl
 
 def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
     """x_c(L) from the susceptibility peak against L^(-1/nu), with the extrapolation."""
-    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    size, control, symbol, _, lengths, *_ = _fss_arrays(summary, fss)
     inverse_nu = float(fss["inverse_nu"]) if "inverse_nu" in fss else (
         float(fss["collapse_inverse_nu"]) if "collapse_inverse_nu" in fss else 1.0)
     name = f"{control}_c_chi"
@@ -268,42 +319,57 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     if f"{control}_c_inf" in fss:
         grid = np.linspace(0, abscissa.max() * 1.05, 50)
         ax.plot(grid, float(fss[f"{control}_c_inf"]) + float(fss["extrapolation_amplitude"])
-                * grid, "-", label=rf"fit, ${control}_c(\infty)$ = "
+                * grid, "-", label=rf"fit, ${symbol}_c(\infty)$ = "
                 f"{float(fss[f'{control}_c_inf']):.3f}")
     ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
-    ax.set_ylabel(rf"${SYMBOLS.get(control, control)}_c({size})$")
+    ax.set_ylabel(rf"${symbol}_c({size})$")
     return _finish(fig, ax, title)
 
 
 def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Histograms of v_a at the point nearest each size's susceptibility peak."""
-    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    """Histograms of P at the point nearest each size's susceptibility peak."""
+    size, control, _, p_symbol, lengths, *_ = _fss_arrays(summary, fss)
     fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    if "histogram_near_peak" not in fss:
+        ax.text(0.5, 0.5, f"no histogram: {fss.attrs['observable']} has no declared range",
+                ha="center", transform=ax.transAxes)
+        return fig
     centres = fss["bin"].values
     width = centres[1] - centres[0] if centres.size > 1 else 1.0
-    histograms = fss["order_parameter_histogram_near_peak"].values
+    histograms = fss["histogram_near_peak"].values
     peaks = fss[f"{control}_c_chi"].values
     flags = fss["bimodal"].values
     for number, length in enumerate(lengths):
         mark = " (bimodal)" if flags[number] else ""
         ax.step(centres, histograms[number] / width, where="mid",
                 label=f"{size} = {length:g}, {control} ≈ {peaks[number]:.2f}{mark}")
-    ax.set_xlabel(r"$v_a$")
+    ax.set_xlabel(rf"${p_symbol}$")
     ax.set_ylabel("probability density")
     ax.legend(fontsize=7, frameon=False)
-    ax.set_title(title or "distribution of v_a near the susceptibility peak", fontsize=9)
+    ax.set_title(title or f"distribution of ${p_symbol}$ near the susceptibility peak",
+                 fontsize=9)
     fig.tight_layout()
     return fig
 
 
 # --------------------------------------------------------------------------- sensitivity
 
-OUTPUT_LABELS = {
-    "order_parameter_mean": r"$\langle v_a \rangle$ after burn-in",
-    "time_to_order": r"steps to reach $v_a \geq$ threshold",
-    "susceptibility": r"susceptibility $\chi$",
-    "binder_cumulant": r"Binder cumulant $G$",
-}
+
+
+def output_label(model_name: str, output: str) -> str:
+    """Label of a per-run metric from the model's declarations (e.g. ``<v_a> after burn-in``)."""
+    from flocklab.metrics import run_variables
+    from flocklab.models import get_model
+
+    model = get_model(model_name)
+    primary = model.observable(model.primary_observable)
+    symbol = f"${primary.symbol}$" if primary.symbol else primary.name
+    if output == f"{primary.name}_mean":
+        return rf"$\langle${symbol}$\rangle$ after burn-in"
+    if output == "time_to_order":
+        return f"time to reach {symbol} ≥ threshold [{model.time_units}]"
+    units, long_name = run_variables(model).get(output, ("1", output))
+    return long_name if units in ("1", "") else f"{long_name} [{units}]"
 VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
 
 
@@ -352,11 +418,10 @@ def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
             ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
                         markersize=4, capsize=2, linewidth=1, zorder=2)
             if i == len(outputs) - 1:
-                ax.set_xlabel(COORDINATE_LABELS.get(factor, factor))
+                ax.set_xlabel(coordinate_label(sensitivity, factor))
             if j == 0:
-                ax.set_ylabel(OUTPUT_LABELS.get(output, output), fontsize=8)
-            if output == "order_parameter_mean":
-                ax.set_ylim(0, 1.02)
+                ax.set_ylabel(output_label(str(sensitivity.attrs["model"]), output),
+                              fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
     bottom = extra / fig.get_figheight() if verdict_lines else 0.0
@@ -380,14 +445,14 @@ def morris_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
         for k, factor in enumerate(factors):
             ax.errorbar(mu_star[k], sigma[k], xerr=conf[k], marker="o", markersize=5,
                         capsize=2, linestyle="none", color=f"C{k}",
-                        label=COORDINATE_LABELS.get(factor, factor))
+                        label=coordinate_label(sensitivity, factor))
         top = np.nanmax(np.r_[mu_star + conf, sigma, 1e-12]) * 1.1
         ax.plot([0, top], [0, top], "--", color="0.6", linewidth=0.8)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_xlabel(r"$\mu^*$")
         ax.set_ylabel(r"$\sigma$")
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     return _finish_grid(fig, axes, title)
 
 
@@ -405,9 +470,9 @@ def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
             ax.bar(positions + shift, ds[index].values, width=0.36, yerr=ds[f"{index}_conf"],
                    capsize=2, color=colour, label=f"$S_{{{index[1:]}}}$")
         ax.axhline(0, color="0.3", linewidth=0.6)
-        ax.set_xticks(positions, [COORDINATE_LABELS.get(f, f) for f in factors])
+        ax.set_xticks(positions, [coordinate_label(sensitivity, f) for f in factors])
         ax.set_ylim(min(-0.05, float(np.nanmin(ds["S1"] - ds["S1_conf"]))), 1.05)
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     axes[0].set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
     return _finish_grid(fig, axes, title)
 
@@ -428,11 +493,11 @@ def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
                 values = ds[f"{index}_convergence"].isel(parameter=k).values
                 conf = ds[f"{index}_conf_convergence"].isel(parameter=k).values
                 ax.plot(sizes, values, style, marker="o", markersize=3, color=f"C{k}",
-                        label=COORDINATE_LABELS.get(factor, factor) if style == "-" else None)
+                        label=coordinate_label(sensitivity, factor) if style == "-" else None)
                 ax.fill_between(sizes, values - conf, values + conf, color=f"C{k}", alpha=0.12,
                                 linewidth=0)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("base samples N" if sobol else "trajectories")
-        ax.set_title(OUTPUT_LABELS.get(output, output), fontsize=9)
+        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     axes[0].set_ylabel(r"$S_1$ (solid), $S_T$ (dashed)" if sobol else r"$\mu^*$")
     return _finish_grid(fig, axes, title)

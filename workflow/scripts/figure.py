@@ -1,5 +1,9 @@
 """Snakemake wrapper of flocklab.stages.figures.make_figure."""
 
+import matplotlib
+
+matplotlib.use("Agg")  # entry point: no display on cluster nodes
+
 from flocklab.logs import log_to
 from flocklab.stages.figures import make_figure
 

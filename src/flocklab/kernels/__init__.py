@@ -1,0 +1,1 @@
+"""Compiled kernels (numba): pure functions on arrays, no I/O, no configuration."""

@@ -8,7 +8,15 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from flocklab.neighbours import bin_particles, cells_per_side, gather_sorted, neighbour_sum_one
+from flocklab.kernels.variants import serial_variant
+from flocklab.neighbours import (
+    bin_particles,
+    bin_particles_serial,
+    cells_per_side,
+    gather_sorted,
+    gather_sorted_serial,
+    neighbour_sum_one,
+)
 from flocklab.random import counter_uniform
 
 # --------------------------------------------------------------------------- kernels
@@ -233,3 +241,20 @@ def reference_step(x: np.ndarray, y: np.ndarray, theta: np.ndarray, uniforms: np
     return new_x, new_y, np.angle(np.exp(1j * new_theta))
 
 
+
+
+# Serial twins for single-threaded runs (flocklab.kernels.variants): same results, no
+# parallel start-up cost.
+_new_headings_serial = serial_variant(_new_headings)
+_move_serial = serial_variant(_move)
+advance_serial = serial_variant(advance, {"_new_headings": _new_headings_serial,
+                                          "_move": _move_serial,
+                                          "bin_particles": bin_particles_serial,
+                                          "gather_sorted": gather_sorted_serial})
+
+
+def advance_kernel() -> object:
+    """:func:`advance`, or its serial twin when numba runs one thread."""
+    import numba
+
+    return advance_serial if numba.get_num_threads() == 1 else advance

@@ -92,16 +92,16 @@ class Vicsek(Model):
         "theta": SnapshotVariable("heading angle", "rad"),
     }
     parameters = (
-        ParameterSpec("N", "int", 300, "number of particles", "1", low=1),
+        ParameterSpec("N", "int", 300, "number of particles", "1", low=1, symbol="N"),
         ParameterSpec("L", "float", 7.0, "side of the periodic square box", "length",
-                      low=0.0, low_inclusive=False),
+                      low=0.0, low_inclusive=False, symbol="L"),
         ParameterSpec("v0", "float", 0.03, "speed (distance moved per time step)",
-                      "length/step", low=0.0),
+                      "length/step", low=0.0, symbol="v_0"),
         ParameterSpec("r", "float", 1.0, "interaction radius", "length", low=0.0,
-                      low_inclusive=False),
+                      low_inclusive=False, symbol="r"),
         ParameterSpec("eta", "float", 2.0,
                       "noise amplitude: angular in [0, 2pi] (rad), vectorial in [0, 1]",
-                      "rad (angular) or 1 (vectorial)", low=0.0, high=TWO_PI),
+                      "rad (angular) or 1 (vectorial)", low=0.0, high=TWO_PI, symbol="\\eta"),
         ParameterSpec("noise", "choice", "angular", "noise kind", choices=NOISE_KINDS),
         ParameterSpec("update", "choice", "forward",
                       "position update with the new heading (forward: Gregoire & Chate 2004) "
@@ -121,7 +121,8 @@ class Vicsek(Model):
 
     def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
         return {"density": (params["N"] / params["L"] ** 2,
-                            {"long_name": "particle density N/L^2", "units": "length^-2"})}
+                            {"long_name": "particle density N/L^2", "units": "length^-2",
+                             "symbol": "\\rho"})}
 
     #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
     factor_targets: ClassVar[dict[str, str]] = {"density": "N"}
@@ -167,10 +168,10 @@ class Vicsek(Model):
     def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
                 record: RunRecord) -> None:
         """``k`` steps of the compiled kernel, recording v_a and frames inside it."""
-        from flocklab.kernels.vicsek import advance
+        from flocklab.kernels.vicsek import advance_kernel
 
         frames = record.frames
-        advance(state["state"], state["ident"], state["_key"], first_step, k,
+        advance_kernel()(state["state"], state["ident"], state["_key"], first_step, k,
                 float(params["L"]), float(params["r"]), state["_cells"], float(params["v0"]),
                 float(params["eta"]), params["noise"] == "vectorial",
                 params["update"] == "forward", state["_work_int"], state["_cell_start"],
@@ -201,8 +202,10 @@ class Vicsek(Model):
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:
-        """Arrows for headings and trails of up to ``trail`` preceding consecutive frames, in
-        the periodic box (Vicsek et al. 1995, Fig. 1)."""
+        """Arrows: headings; grey lines: trails; the periodic box (as Vicsek et al. 1995, Fig. 1).
+
+        Trails join up to ``trail`` preceding frames if they are consecutive steps.
+        """
         from flocklab.plotting import draw_periodic_arrows
 
         draw_periodic_arrows(ax, run, frame, float(run.attrs["L"]), trail=trail)

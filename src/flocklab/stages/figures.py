@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
 from flocklab import plotting
-from flocklab.io import open_dataset
+from flocklab.io import atomic_output, open_dataset
 
 FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
                "distribution": plotting.distribution_figure}
@@ -28,12 +28,10 @@ SENSITIVITY_FIGURES = {"oat": plotting.oat_figure, "morris": plotting.morris_fig
 
 def _save(fig: plt.Figure, outputs: Sequence[str | os.PathLike], dpi: int) -> None:
     for path in outputs:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(path).with_name(f".{Path(path).name}.part")
-        fig.savefig(temporary, dpi=dpi, format=Path(path).suffix.lstrip("."),
-                    metadata={"Software": None} if str(path).endswith(".png") else
-                    {"Creator": None, "Producer": None, "CreationDate": None})
-        os.replace(temporary, path)
+        with atomic_output(path) as temporary:
+            fig.savefig(temporary, dpi=dpi, format=Path(path).suffix.lstrip("."),
+                        metadata={"Software": None} if str(path).endswith(".png") else
+                        {"Creator": None, "Producer": None, "CreationDate": None})
     plt.close(fig)
 
 
@@ -50,6 +48,10 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
             runs, [panel["frame"] for panel in spec["panels"]],
             [panel["label"] for panel in spec["panels"]], trail=spec["trail"],
             columns=spec["columns"], title=spec["title"])
+    elif spec["kind"] == "series":
+        runs = [open_dataset(path) for path in inputs]
+        fig = plotting.series_figure(runs, spec["y"], [run["label"] for run in spec["runs"]],
+                                     logy=spec["logy"], title=spec["title"])
     elif spec["kind"] == "curve":
         summary = open_dataset(inputs[0])
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),
@@ -80,8 +82,6 @@ def make_animation(spec: Mapping[str, Any], run_path: str | os.PathLike, gif: st
             raise RuntimeError("MP4 requested but ffmpeg is not on PATH")
         targets.append((mp4, FFMpegWriter(fps=spec["fps"])))
     for path, writer in targets:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(path).with_name(f".part.{Path(path).name}")
-        animation.save(temporary, writer=writer, dpi=dpi)
-        os.replace(temporary, path)
+        with atomic_output(path, suffix=Path(path).suffix) as temporary:
+            animation.save(temporary, writer=writer, dpi=dpi)
     plt.close(animation._fig)
