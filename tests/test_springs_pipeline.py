@@ -1,0 +1,95 @@
+"""The springs model's default set in miniature through Snakemake (config/springs_test.yaml):
+studies, the series and snapshot figures, and the stability and accuracy tasks."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_pipeline import REPO, snakemake
+
+from flocklab.config import load_config
+from flocklab.models import available_models, get_model
+from flocklab.springs.tasks import attach
+
+pytestmark = pytest.mark.pipeline
+
+CONFIG = REPO / "config" / "springs_test.yaml"
+
+
+def _task_shim(where: Path) -> str:
+    """A PYTHONPATH entry giving the springs model its tasks in Snakemake's job processes
+    (sitecustomize; a no-op once models/springs.py declares them) and registering the
+    model when the installed metadata does not."""
+    where.mkdir()
+    (where / "sitecustomize.py").write_text(textwrap.dedent("""\
+        from flocklab.models.springs import Springs
+        from flocklab.springs.tasks import attach
+        attach(Springs)
+        """))
+    if "springs" not in available_models():
+        info = where / "flocklab_springs_test-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: flocklab-springs-test\n"
+                                       "Version: 0.1\n")
+        (info / "entry_points.txt").write_text(
+            "[flocklab.models]\nsprings = flocklab.models.springs:Springs\n")
+    return str(where)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("springs_pipeline")
+    shim = _task_shim(workdir / "shim")
+    path = os.pathsep.join([str(REPO / "src"), shim, os.environ.get("PYTHONPATH", "")])
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = path
+    try:
+        snakemake(workdir, "--configfile", str(CONFIG), "--cores", "2")
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = old
+    return workdir / "results"
+
+
+def test_config_validates_with_the_tasks(monkeypatch):
+    if "springs" not in available_models():
+        pytest.skip("springs is not registered in this environment")
+    cls = type(get_model("springs"))
+    if not cls.tasks:
+        for name in ("tasks", "check_task", "run_task"):
+            monkeypatch.setattr(cls, name, getattr(cls, name))
+        attach(cls)
+    load_config(CONFIG)
+
+
+def test_outputs_exist(finished):
+    for name in ("springs_energy", "springs_tongue"):
+        assert (finished / "figures" / f"{name}.png").stat().st_size > 0
+    for task in ("springs_stability", "springs_accuracy"):
+        assert (finished / "tasks" / task / "result.json").exists()
+    assert (finished / "tasks" / "springs_stability" / "stability.csv").exists()
+
+
+def test_measured_stability_limits_match_linear_theory(finished):
+    """Semi-implicit Euler and RK4 on the tongue: the bisected limit lies within the sweep's
+    resolution (plus 3 % for slow growth near the edge in short runs) of the theory limit."""
+    result = json.loads((finished / "tasks" / "springs_stability" / "result.json"
+                         ).read_text())["result"]
+    tolerance = result["resolution"] + 0.03
+    for row in result["table"]:
+        ratio = row["dt_measured"] / row["dt_theory"]
+        assert abs(ratio - 1.0) <= tolerance, row
+
+
+def test_fitted_orders_in_the_pipeline(finished):
+    """Semi-implicit Euler is first order, RK4 fourth (fitted slopes within 0.3)."""
+    orders = json.loads((finished / "tasks" / "springs_accuracy" / "result.json"
+                         ).read_text())["result"]["orders"]
+    assert abs(orders["semi_implicit_euler"] - 1.0) < 0.3
+    assert abs(orders["rk4"] - 4.0) < 0.3

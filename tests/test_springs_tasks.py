@@ -1,0 +1,63 @@
+"""The springs model's tasks (flocklab.springs.tasks): options checked before any job runs,
+the hook, and one small task against closed forms."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from flocklab.models.springs import Springs
+from flocklab.parameters import ParameterError
+from flocklab.springs.tasks import TASKS, attach, resolve_options, run_task
+
+
+@pytest.mark.parametrize(("task", "options", "key"), [
+    ("stability", {"masses": [0.1, -1.0]}, "masses"),
+    ("stability", {"methods": ["leapfrog"]}, "methods"),
+    ("stability", {"span": [10.0, 1.0]}, "span"),
+    ("stability", {"points": 2}, "points"),
+    ("stability", {"damping_kinds": ["viscous"]}, "damping_kinds"),
+    ("cloth_cost", {"t_end": 0.0}, "t_end"),
+    ("cloth_cost", {"repeats": 3}, "repeats"),
+    ("accuracy", {"zeta": 1.5}, "zeta"),
+    ("accuracy", {"steps": []}, "steps"),
+    ("orbit", {}, "task"),
+])
+def test_bad_options_name_the_key(task, options, key):
+    with pytest.raises(ParameterError) as error:
+        resolve_options(task, options)
+    assert error.value.name == key
+
+
+def test_attach_gives_the_three_members_once(monkeypatch):
+    for name in ("tasks", "check_task", "run_task"):
+        monkeypatch.setattr(Springs, name, getattr(Springs, name))
+    attach(Springs)
+    assert set(Springs.tasks) == set(TASKS)
+    first = Springs.run_task
+    attach(Springs)  # already declared: untouched
+    assert Springs.run_task is first
+    Springs().check_task("stability", Springs().resolve({}), {"masses": [0.1]})
+
+
+def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):
+    """One free point on one spring with absolute damping c: semi-implicit Euler's theory
+    limit is (-b + sqrt(b^2 + 4 w^2)) / w^2 with b = c/m, w^2 = k/m (module docstring of
+    flocklab.springs.stability); the measured limit is within the sweep's resolution plus
+    3 % (slow growth near the edge in short runs)."""
+    model = Springs()
+    params = model.resolve({"n_points": 2, "tip_force": [0.0, 0.0], "damping_kind": "absolute",
+                            "damping": 0.2, "mass": 0.1, "stiffness": 50.0})
+    result = run_task(model, "stability", params,
+                      {"methods": ["semi_implicit_euler"], "run_time": 1.0, "min_steps": 100,
+                       "points": 7, "refine": 5, "span": [0.1, 10.0]}, str(tmp_path))
+    b, w2 = 0.2 / 0.1, 50.0 / 0.1
+    closed = (-b + math.sqrt(b * b + 4.0 * w2)) / w2
+    (row,) = result["table"]
+    assert row["dt_theory"] == pytest.approx(closed, rel=1e-4)
+    assert abs(row["dt_measured"] / closed - 1.0) <= result["resolution"] + 0.03
+    assert result["verdicts"] == [] and "explicit_euler" in result["verdicts_note"]
+    assert (tmp_path / "stability.csv").read_text().startswith("configuration,method")
+    json.dumps(result, allow_nan=True)
