@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,9 @@ CONFIG = REPO / "config" / "springs_test.yaml"
 
 
 def _task_shim(where: Path) -> str:
-    """A PYTHONPATH entry giving the springs model its tasks in Snakemake's job processes
-    (sitecustomize; a no-op once models/springs.py declares them) and registering the
-    model when the installed metadata does not."""
+    """A PYTHONPATH entry registering the model when the installed metadata does not (an
+    old editable install)."""
     where.mkdir()
-    (where / "sitecustomize.py").write_text(textwrap.dedent("""\
-        from flocklab.models.springs import Springs
-        from flocklab.springs.tasks import attach
-        attach(Springs)
-        """))
     if "springs" not in available_models():
         info = where / "flocklab_springs_test-0.1.dist-info"
         info.mkdir()

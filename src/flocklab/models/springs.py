@@ -43,6 +43,7 @@ from flocklab.models.base import (
 )
 from flocklab.parameters import ParameterError, ParameterSpec
 from flocklab.springs.integrators import INTEGRATORS
+from flocklab.springs.tasks import TASKS
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -101,6 +102,8 @@ class Springs(Model):
     )
     primary_observable = "tip_distance"
     entity_dim = "point"
+    #: Stability table and claims, cloth cost, accuracy orders (flocklab.springs.tasks).
+    tasks: ClassVar[dict[str, str]] = TASKS
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("point x position", "m"),
         "y": SnapshotVariable("point y position", "m"),
@@ -356,6 +359,18 @@ class Springs(Model):
         per_point_step = 5e-5 if implicit else 2e-6
         return Resources(2 * 8 * words, 1e-5 * grid.steps + per_point_step * n * grid.steps)
 
+    def check_task(self, task: str, params: Mapping[str, Any],
+                   options: Mapping[str, Any]) -> None:
+        from flocklab.springs.tasks import check_task
+
+        check_task(self, task, params, options)
+
+    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
+                 out_dir: str) -> dict[str, Any]:
+        from flocklab.springs.tasks import run_task
+
+        return run_task(self, task, params, options, out_dir)
+
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:
         """Springs as lines and points as dots in the x–y plane (2-D) or the vertical x–z
@@ -376,8 +391,10 @@ class Springs(Model):
         fixed = system.fixed
         ax.plot(x[~fixed], vertical[~fixed], "o", ms=3, color="C0")
         ax.plot(x[fixed], vertical[fixed], "s", ms=5, color="k")
-        ax.set_aspect("equal")
-        ax.autoscale_view()
+        pad = float(np.mean(system.rest_length))
+        ax.set_xlim(x.min() - pad, x.max() + pad)
+        ax.set_ylim(vertical.min() - pad, vertical.max() + pad)
+        ax.set_aspect("equal", adjustable="datalim")
         ax.set_xlabel("x (m)")
         ax.set_ylabel("z (m)" if system.dim == 3 else "y (m)")
         ax.set_title(f"{label} {params.get('integrator', '')} "
