@@ -11,15 +11,20 @@ from pathlib import Path
 
 import yaml
 
-from flocklab.config import validate_config
+from flocklab.config import merge_includes, validate_config
 
 BASE = Path(workflow.basedir)
 
 # A --configfile replaces the default config instead of being merged into it, so the studies
-# of two configs never mix.
+# of two configs never mix. `include:` lists files (relative to the config file) whose
+# studies, figures and tasks are added: the default config keeps each model's in its own file.
 if not config:
-    with open(BASE / "config" / "config.yaml", encoding="utf-8") as stream:
+    CONFIG_DIR = BASE / "config"
+    with open(CONFIG_DIR / "config.yaml", encoding="utf-8") as stream:
         config.update(yaml.safe_load(stream))
+else:
+    CONFIG_DIR = Path(workflow.configfiles[-1]).parent if workflow.configfiles else Path.cwd()
+merge_includes(config, CONFIG_DIR)
 
 STUDIES = validate_config(config)
 
@@ -30,6 +35,7 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/critical.smk"
 include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/tasks.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -41,4 +47,5 @@ rule all:
     input:
         [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
+        [f"results/tasks/{name}/result.json" for name in config["tasks"]],
     default_target: True

@@ -49,10 +49,12 @@ def main() -> None:
         started = time.perf_counter()
         subprocess.run(command, check=True, capture_output=True)
         elapsed = time.perf_counter() - started
-        walls = []
+        walls, cpus = [], []
         for path in Path(workdir, "results", "benchmarks").rglob("*.tsv"):
             with open(path) as stream:
-                walls.append(float(next(csv.DictReader(stream, delimiter="\t"))["s"]))
+                row = next(csv.DictReader(stream, delimiter="\t"))
+                walls.append(float(row["s"]))
+                cpus.append(float(row["cpu_time"]))
     walls.sort()
     median = statistics.median(walls)
     p90 = walls[int(0.9 * (len(walls) - 1))]
@@ -62,6 +64,7 @@ def main() -> None:
         "| measure | seconds |", "|---|---|",
         f"| job wall time, median | {median:.2f} |",
         f"| job wall time, 90th percentile | {p90:.2f} |",
+        f"| job CPU time (user + system), median | {statistics.median(cpus):.2f} |",
         f"| sweep wall time per job (incl. Snakemake scheduling) | {elapsed / len(walls):.2f} |",
         f"| sweep wall time | {elapsed:.1f} |",
     ])

@@ -13,7 +13,7 @@ import numpy as np
 
 from flocklab.checkpoint import Checkpoint, checkpoint_path, fingerprint
 from flocklab.models import RunControl, get_model
-from flocklab.resources import metrics_resources, simulation_resources
+from flocklab.resources import BASE_MEMORY_MB, job_resources
 
 RUN = ["--N", "4000", "--L", "31.6", "--eta", "2.0", "--steps", "6000", "--seed", "11"]
 
@@ -62,18 +62,26 @@ def test_a_checkpoint_of_another_run_is_ignored(tmp_path):
     np.testing.assert_array_equal(resumed.order_parameter, plain.order_parameter)
 
 
-def test_resources_grow_with_the_run_and_the_attempt():
-    small = simulation_resources(100, 1000, 1)
-    large = simulation_resources(10**6, 10**5, 101)
-    assert large["mem_mb"] > small["mem_mb"] and large["runtime"] > small["runtime"]
-    # 10^11 particle-updates at the assumed 10^6 per second
-    assert large["runtime"] == 1667
-    # 101 frames of 10^6 particles: 2 x 2.4 GB of snapshots
-    assert large["mem_mb"] > 4600
-    retry = simulation_resources(10**6, 10**5, 101, attempt=2)
-    assert retry == {key: 2 * value for key, value in large.items()}
-    assert metrics_resources(10**5, attempt=3)["runtime"] == 3 * metrics_resources(10**5)[
-        "runtime"]
+def test_resources_come_from_the_model_hook_and_grow_with_the_attempt():
+    model = get_model("vicsek")
+    grid = RunControl(steps=10**5, seed=1, snapshot_every=1000).grid(model)
+    large = model.resources(model.resolve({"N": 10**6, "L": 500.0}), grid)
+    small = model.resources(model.resolve({"N": 100, "L": 5.0}), grid)
+    # 101 frames x 3 words x 10^6 particles, twice over: 4.8 GB of snapshots alone
+    assert large.memory_bytes > 2 * 101 * 3 * 8 * 10**6
+    assert large.seconds == 10**11 / 1.0e6
+    request = job_resources(large)
+    assert request["mem_mb"] > BASE_MEMORY_MB + 4600 > job_resources(small)["mem_mb"]
+    assert job_resources(large, attempt=2) == {k: 2 * v for k, v in request.items()}
+
+
+def test_a_run_larger_than_the_available_memory_stops_at_once():
+    """The typo N = 3e9 needs hundreds of GiB: refused before any allocation."""
+    result = subprocess.run(flocklab("simulate", "vicsek", "--N", "3000000000", "--L", "5",
+                                     "--steps", "10", "--seed", "1", "--out", "/dev/null"),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "GiB of memory but" in result.stderr and "available" in result.stderr
 
 
 def test_checkpoint_path_is_hidden_beside_the_output():

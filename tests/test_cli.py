@@ -61,6 +61,20 @@ def test_check_config(repo, capsys):
     assert "noise: model vicsek, 52 runs of 300 steps" in capsys.readouterr().out
 
 
+def test_simulate_command_takes_the_api_names_and_validates_them(tmp_path, capsys):
+    out = tmp_path / "osc.nc"
+    main(["simulate", "oscillator", "--N", "2", "--zeta", "0.1", "--t-end", "1.0", "--dt",
+          "0.01", "--record-every", "0.1", "--seed", "3", "--out", str(out)])
+    with xr.open_dataset(out) as run:
+        assert run["time"].values[-1] == pytest.approx(1.0) and run.sizes["time"] == 11
+        assert run.attrs["time_units"] == "s"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", "oscillator", "--t-end", "1.0", "--dt", "0.03", "--seed", "3",
+              "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert "'t_end' = 1.0 is not a whole number of time steps" in capsys.readouterr().err
+
+
 def test_fit_command_on_a_synthetic_summary(tmp_path):
     eta = np.round(np.arange(1.0, 4.01, 0.1), 10)
     truth = np.maximum(0.95 * np.clip((3.0 - eta) / 3.0, 0, None) ** 0.45, 0.04)
@@ -71,7 +85,8 @@ def test_fit_command_on_a_synthetic_summary(tmp_path):
          "order_parameter_sem": (("N", "eta", "seed"), np.full(samples.shape, 0.01)),
          "replicate_order_parameter": (("N", "eta"), samples.mean(-1)),
          "replicate_order_parameter_err": (("N", "eta"), samples.std(-1, ddof=1) / np.sqrt(6))},
-        coords={"N": [400, 4000], "eta": eta, "seed": np.arange(6)})
+        coords={"N": [400, 4000], "eta": eta, "seed": np.arange(6)},
+        attrs={"model": "vicsek", "primary_observable": "order_parameter"})
     path = tmp_path / "summary.nc"
     summary.to_netcdf(path)
     out = tmp_path / "fit.json"

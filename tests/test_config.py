@@ -60,7 +60,8 @@ def _mutate(config, path, value):
     (["studies", "noise", "sweep", 0, "L"], [2.2], "studies.noise.sweep[0]"),
     (["figures", "fig2a", "study"], "nothing", "figures.fig2a.study"),
     (["figures", "fig2a", "x"], "temperature", "figures.fig2a.x"),
-    (["figures", "fig1", "panels", 0, "point"], {"L": 4.0, "eta": 2.0}, "figures.fig1.panels[0]"),
+    (["figures", "fig1", "panels", 0, "point"], {"L": 4.0, "eta": 2.0},
+     "figures.fig1.panels[0].point"),
     (["plot", "dpi"], 5, "plot.dpi"),
     (["studies", "noise", "critical", "control"], "temperature", "studies.noise.critical.control"),
     (["studies", "noise", "critical", "reduced_min"], 0.9, "studies.noise.critical.reduced_min"),
@@ -75,7 +76,7 @@ def test_bad_values_name_the_key(test_config, path, value, expected):
     with pytest.raises(ConfigError) as error:
         validate_config(config)
     message = str(error.value)
-    assert f"'{expected}" in message, message
+    assert f"config key '{expected}':" in message, message
     assert "\n" not in message
 
 

@@ -62,6 +62,10 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
             " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
                                  axis.coords.items()) for axis in study.axes)
         lines.append(f"Swept: {sweeps}.")
+    elif spec["kind"] == "series":
+        runs = "; ".join(f"{run.get('label', '')} {_values_text(run['point'])}".strip()
+                         for run in spec["runs"])
+        lines.append(f"{', '.join(spec['y'])} against time for the runs {runs}.")
     elif spec["kind"] in ANALYSIS_CAPTIONS:
         lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
         if study.sensitivity is not None:

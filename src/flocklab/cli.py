@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|metrics|fit|params|check-config``.
+"""Command line: ``flocklab simulate|metrics|fit|params|check-config|dragon``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -125,11 +125,26 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
                               f"time_to_order (default {ORDER_THRESHOLD})")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
-    fit = commands.add_parser("fit", help="critical value and exponent from a summary.nc")
-    fit.add_argument("summary", help="a study's summary.nc")
-    fit.add_argument("--control", choices=["eta", "rho"], required=True,
-                     help="eta: v_a ~ ((eta_c - eta)/eta_c)^beta; "
-                          "rho: v_a ~ ((rho - rho_c)/rho_c)^delta")
+    fit = commands.add_parser(
+        "fit", help="critical value and exponent from a summary.nc",
+        description="Fit P = A s^e, s the reduced distance from the critical value, on the "
+                    "ordered side. A summary written by flocklab names its model, which "
+                    "declares the controls; any other summary needs per-replicate <P>_mean "
+                    "(and <P>_sem) on (control, replicate or seed), --side and --exponent.")
+    fit.add_argument("summary", help="a study's summary.nc, or any netCDF file with "
+                                     "per-replicate <P>_mean and <P>_sem")
+    fit.add_argument("--control", required=True, metavar="KEY",
+                     help="a critical control the summary's model declares (e.g. eta, rho "
+                          "for vicsek); without a model attribute, the coordinate's name")
+    fit.add_argument("--observable", default=None, metavar="NAME",
+                     help="observable P (default: the summary's primary_observable, else "
+                          "order_parameter)")
+    fit.add_argument("--side", choices=["below", "above"], default=None,
+                     help="ordered side of the critical value (required when the summary "
+                          "names no model; else must agree with the model)")
+    fit.add_argument("--exponent", default=None, metavar="NAME",
+                     help="name of the exponent in the output (default: the model's, else "
+                          "'exponent')")
     fit.add_argument("--select", action="append", default=[], metavar="DIM=VALUE",
                      help="fix another swept dimension, e.g. --select N=400 (repeatable)")
     fit.add_argument("--reduced-min", type=float, default=0.02,
@@ -144,6 +159,9 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
+
+    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
+                                       "(flocklab dragon --help)", add_help=False)
 
     check = commands.add_parser("check-config", help="validate a workflow config file")
     check.add_argument("config", help="YAML config file")
@@ -181,9 +199,12 @@ def _fit(args: argparse.Namespace) -> None:
         select[name] = yaml.safe_load(value)
     if not 0 <= args.reduced_min < args.reduced_max:
         raise ParameterError("reduced_min", "need 0 <= --reduced-min < --reduced-max")
+    if args.bootstrap < 0:
+        raise ParameterError("bootstrap", "'--bootstrap' must be >= 0")
     ds, document = fit_critical_summary(open_dataset(args.summary), args.control, select,
                                         args.reduced_min, args.reduced_max, args.bootstrap,
-                                        args.seed)
+                                        args.seed, observable=args.observable,
+                                        side=args.side, exponent=args.exponent)
     write_json(document, args.out)
     if args.out_nc:
         write_netcdf(ds, args.out_nc)
@@ -192,6 +213,10 @@ def _fit(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["dragon"]:  # the contest questions have a command line of their own
+        from flocklab.dragon.cli import main as dragon_main
+
+        return dragon_main(argv[1:])
     wanted = argv[argv.index("simulate") + 1] if "simulate" in argv[:-1] else None
     parser = build_parser(wanted if wanted in available_models() else "")
     args = parser.parse_args(argv)
@@ -225,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{name}: model {study.model}, {runs} runs of {study.time_text()}")
     except ParameterError as error:
         parser.exit(2, f"flocklab: error: {error.message}\n")
-    except (SimulationError, ValueError) as error:
+    except (SimulationError, ValueError, MemoryError) as error:
         parser.exit(1, f"flocklab: error: {error}\n")
     return 0
 

@@ -591,6 +591,14 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
         study = studies[figure["study"]]
         points = [(f"{where}.panels[{k}]", panel) for k, panel in
                   enumerate(figure.get("panels", []))]
+        points += [(f"{where}.runs[{k}]", run) for k, run in enumerate(figure.get("runs", []))]
+        if figure["kind"] == "series":
+            observables = [obs.name for obs in get_model(study.model).observables]
+            for k, name in enumerate(figure["y"]):
+                if name not in observables:
+                    raise ConfigError(f"config key '{where}.y[{k}]': '{name}' is not an "
+                                      f"observable of model '{study.model}'; allowed: "
+                                      f"{', '.join(observables)}")
         if figure["kind"] == "animation":
             points.append((where, figure))
         for key, entry in points:
@@ -612,7 +620,8 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
                               f"sensitivity section with method {' or '.join(methods)} in "
                               f"study '{study.name}'")
         if study.sensitivity is not None and figure["kind"] not in (*SENSITIVITY_FIGURES,
-                                                               "snapshots", "animation"):
+                                                               "snapshots", "animation",
+                                                               "series"):
             raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a grid "
                               f"study; '{study.name}' is a sensitivity study")
         needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
@@ -633,6 +642,25 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
             if figure["y"] not in quantities:
                 raise ConfigError(f"config key '{where}.y': '{figure['y']}' is not one of "
                                   f"{', '.join(quantities)}")
+
+
+def _check_tasks(config: Mapping[str, Any]) -> None:
+    """Every task names a model that offers it, with parameters and options it accepts."""
+    for name, entry in config["tasks"].items():
+        where = f"tasks.{name}"
+        try:
+            model = get_model(entry["model"])
+        except ParameterError as error:
+            raise ConfigError(f"config key '{where}.model': {error.message}") from None
+        if entry["task"] not in model.tasks:
+            raise ConfigError(f"config key '{where}.task': model '{model.name}' has no task "
+                              f"'{entry['task']}'; allowed: {', '.join(model.tasks) or 'none'}")
+        try:
+            model.check_task(entry["task"], model.resolve(entry["params"]), entry["options"])
+        except ParameterError as error:
+            section = "options" if error.name in entry["options"] else "params"
+            raise ConfigError(f"config key '{where}.{section}.{error.name}': "
+                              f"{error.message}") from None
 
 
 def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:
@@ -658,12 +686,46 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
     studies = {name: _build_study(name, raw, config["base_seed"])
                for name, raw in config["studies"].items()}
     _check_figures(config, studies)
+    _check_tasks(config)
     return studies
+
+
+#: Config sections whose named entries an included file adds to.
+MERGED_SECTIONS = ("studies", "figures", "tasks")
+
+
+def merge_includes(config: dict, base_dir: str | Path) -> dict:
+    """Merge the files listed under ``include`` (paths relative to ``base_dir``) into
+    ``config``, in place: their studies, figures and tasks are added; a name defined twice,
+    or any other top-level key in an included file, is an error naming the file.
+
+    An included file may include others (relative to its own directory).
+    """
+    for position, name in enumerate(config.pop("include", None) or []):
+        path = Path(base_dir) / name
+        if not path.is_file():
+            raise ConfigError(f"config key 'include[{position}]': no file {path}")
+        with open(path, encoding="utf-8") as stream:
+            part = yaml.safe_load(stream) or {}
+        merge_includes(part, path.parent)
+        for key, section in part.items():
+            if key not in MERGED_SECTIONS:
+                raise ConfigError(f"config key 'include[{position}]': {name} sets '{key}'; an "
+                                  f"included file may set only {', '.join(MERGED_SECTIONS)}")
+            target = config.setdefault(key, {})
+            for entry, value in (section or {}).items():
+                if entry in target:
+                    raise ConfigError(f"config key '{key}.{entry}': defined twice (again in "
+                                      f"{name})")
+                target[entry] = value
+    return config
 
 
 def load_config(path: str | Path, schema_path: str | Path | None = None
                 ) -> tuple[dict, dict[str, Study]]:
-    """Read a YAML config file, validate it and expand its studies."""
+    """Read a YAML config file (and the files it includes), validate it and expand its
+    studies."""
     with open(path, encoding="utf-8") as stream:
         config = yaml.safe_load(stream) or {}
+    merge_includes(config, Path(path).parent)
     return config, validate_config(config, schema_path)

@@ -1,21 +1,32 @@
-r"""Critical points and exponents of the order–disorder transition (pure functions).
+r"""Critical points and exponents of an order–disorder transition (pure functions).
+
+Nothing here knows a model: the caller passes the control values :math:`x`, the
+replicate-averaged order-like observable :math:`P` (the model's primary observable, e.g.
+the Vicsek order parameter :math:`v_a`) and the ordered side of the transition, as the
+model declares them (:class:`flocklab.models.CriticalControl`).
 
 Power-law fits as in Vicsek et al. (1995):
 
 .. math::
 
-    v_a = A\,s^{\beta}, \quad s = \frac{x_c - x}{x_c}\ (x < x_c, \text{noise } \eta);
-    \qquad v_a = A\,s^{\delta}, \quad s = \frac{x - x_c}{x_c}\ (x > x_c, \text{density } \rho),
+    P = A\,s^{e}, \qquad s = \frac{x_c - x}{x_c}\ (\text{ordered below } x_c), \quad
+    s = \frac{x - x_c}{x_c}\ (\text{ordered above } x_c),
 
-fitted jointly for :math:`(A, x_c, \text{exponent})` by weighted nonlinear least squares
-(per-point standard errors, :func:`scipy.optimize.curve_fit` with ``absolute_sigma``).
+fitted jointly for :math:`(A, x_c, e)` by weighted nonlinear least squares (per-point
+standard errors, :func:`scipy.optimize.curve_fit` with ``absolute_sigma``); for the Vicsek
+model :math:`e = \beta` against the noise :math:`\eta` and :math:`e = \delta` against the
+density :math:`\rho`.
 
 **Window rule.** Only points on the ordered side with reduced distance
 :math:`s_{\min} < s \le s_{\max}` enter (defaults 0.02 and 0.5): close to :math:`x_c` the
 finite-size rounding breaks the power law, far from it corrections to scaling do. As
 :math:`s` depends on the unknown :math:`x_c`, the rule is iterated from an initial
-estimate (the steepest descent of :math:`v_a`) until the set of points no longer changes.
-:func:`window_scan` reports how the result moves when :math:`s_{\max}` moves.
+estimate (the steepest descent of :math:`P`) until the set of points no longer changes.
+If the set alternates between point sets, the best-fitting of them is kept and the fit is
+flagged (``status = "cycle"`` with a ``note``); if it neither settles nor cycles, or
+the optimiser does not converge, :class:`CriticalFitError` is raised.
+:func:`window_scan` repeats the fit for window widths bracketing the one used
+(:data:`SCAN_FACTORS` × ``reduced_max``).
 
 **Uncertainties.** (i) The fit's own covariance (68 % interval = value ± 1σ) and (ii) a
 bootstrap over replicates: per point, seeds are resampled with replacement, the point's
@@ -28,7 +39,7 @@ Finite-size scaling (FSS):
 * :func:`binder_crossings` — where :math:`G_L(x)` and :math:`G_{L'}(x)` cross;
 * :func:`extrapolate` — :math:`x_c(L) = x_c(\infty) + a L^{-1/\nu}`;
 * :func:`collapse` — minimise the collapse quality :math:`S` (Houdayer & Hartmann 2004) of
-  :math:`v_a L^{\beta/\nu}` against :math:`(x - x_c) L^{1/\nu}` over
+  :math:`P L^{\beta/\nu}` against :math:`(x - x_c) L^{1/\nu}` over
   :math:`(x_c, \beta/\nu, 1/\nu)`;
 * :func:`binder_minimum`, :func:`is_bimodal` — signs of a discontinuous transition
   (Grégoire & Chaté 2004; Chaté et al., PRE 77, 046113, 2008).
@@ -54,6 +65,10 @@ from scipy import optimize
 #: weight, e.g. v_a = 1 exactly at eta = 0).
 ERROR_FLOOR = 1e-6
 MIN_WINDOW_POINTS = 4
+#: Window widths of :func:`window_scan`, as multiples of the ``reduced_max`` actually used:
+#: from half to twice it on a geometric grid, so the scan always brackets (and contains) it.
+SCAN_FACTORS = (0.5, 2**-0.5, 1.0, 2**0.5, 2.0)
+FIT_STATUSES = ("converged", "cycle")
 
 
 class CriticalFitError(ValueError):
@@ -76,6 +91,12 @@ class PowerLawFit:
         Which input points entered the fit.
     chi2_per_dof : float
         Reduced χ² of the fit.
+    status : {"converged", "cycle"}
+        ``converged``: the window rule reached a stable set of points. ``cycle``: the set
+        alternated between point sets; the best-fitting one (smallest χ²/dof) is returned,
+        and its own critical value would select a different set (see ``note``).
+    note : str
+        Why the status is not ``converged`` (empty otherwise).
     """
 
     side: str
@@ -89,6 +110,8 @@ class PowerLawFit:
     chi2_per_dof: float
     reduced_min: float
     reduced_max: float
+    status: str = "converged"
+    note: str = ""
 
     @property
     def n_points(self) -> int:
@@ -106,15 +129,19 @@ def _steepest_descent(x: np.ndarray, v: np.ndarray, side: str) -> float:
     return 0.5 * (x[k] + x[k + 1])
 
 
-def _check_transition(x: np.ndarray, v: np.ndarray, side: str) -> None:
+def _check_transition(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str) -> None:
+    """The observable must fall from its ordered end to below half of it, by more than
+    3 standard errors (a scale-free test: no assumption on the observable's range)."""
     if x.size < MIN_WINDOW_POINTS + 1:
         raise CriticalFitError(f"need at least {MIN_WINDOW_POINTS + 1} points, got {x.size}")
-    ordered = v[0] if side == "below" else v[-1]
-    disordered = v[-1] if side == "below" else v[0]
-    if not (disordered < 0.5 * ordered and v.max() > 0.2):
+    ends = (0, -1) if side == "below" else (-1, 0)
+    ordered, disordered = v[ends[0]], v[ends[1]]
+    drop_err = np.hypot(err[ends[0]], err[ends[1]])
+    if not (disordered < 0.5 * ordered and ordered - disordered > 3 * drop_err):
         raise CriticalFitError(
-            f"no transition in the range: v_a goes from {v[0]:.3g} to {v[-1]:.3g} over "
-            f"[{x[0]:g}, {x[-1]:g}] (needs to fall below half its ordered value)")
+            f"no transition in the range: the observable goes from {v[0]:.3g} to "
+            f"{v[-1]:.3g} over [{x[0]:g}, {x[-1]:g}] (needs to fall below half its ordered "
+            f"value, by more than 3 standard errors)")
 
 
 def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
@@ -125,19 +152,28 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     Parameters
     ----------
     x : array, shape (n,)
-        Control values (noise or density), any order.
+        Control values, any order.
     v, err : array, shape (n,)
-        Order parameter and its standard error at each x.
+        Order-like observable and its standard error at each x.
     side : {"below", "above"}
-        Ordered side: ``below`` x_c for noise, ``above`` for density.
+        Ordered side: ``below`` x_c (e.g. Vicsek noise), ``above`` (e.g. Vicsek density).
     reduced_min, reduced_max : float
         Window in reduced distance, ``reduced_min < s <= reduced_max``.
+    max_iterations : int
+        Iterations of the window rule before giving up.
+
+    Returns
+    -------
+    PowerLawFit
+        With ``status = "cycle"`` and a ``note`` when the window alternated between point
+        sets (the best-fitting one is returned).
 
     Raises
     ------
     CriticalFitError
-        No transition in the range, fewer than 4 points in the window, or no point beyond
-        the critical value.
+        No transition in the range, fewer than 4 points in the window, no point beyond
+        the critical value, an optimiser that does not converge, a singular covariance, or
+        a window that neither settles nor cycles within ``max_iterations``.
 
     Examples
     --------
@@ -157,11 +193,11 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     finite = np.isfinite(x) & np.isfinite(v) & np.isfinite(err)
     order = np.flatnonzero(finite)[np.argsort(x[finite])]
     x, v, err = x[order], v[order], err[order]
-    _check_transition(x, v, side)
+    _check_transition(x, v, err, side)
 
     critical = _steepest_descent(x, v, side)
     used = np.zeros(x.size, bool)
-    params = covariance = None
+    status, note = "converged", ""
     tried: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = []
     for _ in range(max_iterations):
         s = reduced_distance(x, critical, side)
@@ -174,30 +210,44 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
         if np.array_equal(new_used, used):
             break
         if any(np.array_equal(new_used, previous[1]) for previous in tried):
-            # The window cycles between point sets: keep the best-fitting of those seen.
+            # The window cycles between point sets: keep the best-fitting of those seen, and
+            # say so.
+            seen = ", ".join(f"{item[2][1]:.4g}" for item in tried)
             _, used, params, covariance = min(tried, key=lambda item: item[0])
+            status = "cycle"
+            note = (f"the window alternated between point sets (critical values {seen}); "
+                    f"kept the set with the smallest chi2/dof (x_c = {params[1]:.4g})")
             break
         used = new_used
         params, covariance = _fit_window(x[used], v[used], err[used], side, critical, x)
-        residual = (v[used] - _power_law(x[used], *params, side=side)) / err[used]
-        tried.append((float(np.sum(residual**2) / max(used.sum() - 3, 1)), used, params,
+        tried.append((_chi2_per_dof(x[used], v[used], err[used], params, side), used, params,
                       covariance))
         critical = params[1]
+    else:
+        raise CriticalFitError(f"the fitting window did not settle within {max_iterations} "
+                               f"iterations (last critical value {critical:.4g})")
+    amplitude, critical, exponent = (float(p) for p in params)
     beyond = (x > critical) if side == "below" else (x < critical)
     if not beyond.any():
         raise CriticalFitError(f"no point beyond the critical value {critical:.4g}: extend the "
                                f"range to show the disordered side")
-    amplitude, critical, exponent = params
-    residual = (v[used] - _power_law(x[used], *params, side=side)) / err[used]
-    dof = max(int(used.sum()) - 3, 1)
     sigma = np.sqrt(np.diag(covariance))
-    return PowerLawFit(side=side, critical=float(critical), exponent=float(exponent),
-                       amplitude=float(amplitude), critical_err=float(sigma[1]),
-                       exponent_err=float(sigma[2]),
+    if not np.all(np.isfinite(sigma)):
+        raise CriticalFitError("the fit covariance is singular: the window does not "
+                               "constrain (A, x_c, exponent)")
+    return PowerLawFit(side=side, critical=critical, exponent=exponent, amplitude=amplitude,
+                       critical_err=float(sigma[1]), exponent_err=float(sigma[2]),
                        window=(float(x[used].min()), float(x[used].max())),
                        used=_unsort(used, order, finite.size),
-                       chi2_per_dof=float(np.sum(residual**2) / dof),
-                       reduced_min=reduced_min, reduced_max=reduced_max)
+                       chi2_per_dof=_chi2_per_dof(x[used], v[used], err[used], params, side),
+                       reduced_min=reduced_min, reduced_max=reduced_max, status=status,
+                       note=note)
+
+
+def _chi2_per_dof(x: np.ndarray, v: np.ndarray, err: np.ndarray, params: np.ndarray,
+                  side: str) -> float:
+    residual = (v - _power_law(x, *params, side=side)) / err
+    return float(np.sum(residual**2) / max(x.size - 3, 1))
 
 
 def _unsort(used_sorted: np.ndarray, order: np.ndarray, size: int) -> np.ndarray:
@@ -240,18 +290,34 @@ def _fit_window(x, v, err, side, critical_guess, x_all):
     return params, covariance
 
 
+def scan_widths(reduced_min: float, reduced_max: float,
+                factors: Sequence[float] = SCAN_FACTORS) -> list[float]:
+    """Window widths of :func:`window_scan`: ``factors`` × ``reduced_max`` (half to twice the
+    width used, by default), keeping those above ``reduced_min``; always contains
+    ``reduced_max`` itself."""
+    widths = sorted({float(reduced_max * factor) for factor in factors} | {float(reduced_max)})
+    return [width for width in widths if width > reduced_min]
+
+
 def window_scan(x, v, err, side: str = "below", reduced_min: float = 0.02,
-                reduced_maxima: Sequence[float] = (0.3, 0.4, 0.5, 0.6, 0.7)) -> list[dict]:
-    """Refit with several window widths; one dict per width (``None`` entries where it failed)."""
+                reduced_max: float = 0.5, factors: Sequence[float] = SCAN_FACTORS
+                ) -> list[dict]:
+    """Refit with window widths bracketing the one used (:func:`scan_widths`).
+
+    Returns one dict per width: ``reduced_max``, ``critical``, ``exponent``, ``n_points``,
+    ``status`` and ``note`` (``critical``/``exponent`` ``None`` and ``status = "failed"``
+    with the reason in ``note`` where the fit failed).
+    """
     rows = []
-    for reduced_max in reduced_maxima:
+    for width in scan_widths(reduced_min, reduced_max, factors):
         try:
-            fit = fit_power_law(x, v, err, side, reduced_min, reduced_max)
-            rows.append({"reduced_max": reduced_max, "critical": fit.critical,
-                         "exponent": fit.exponent, "n_points": fit.n_points})
-        except CriticalFitError:
-            rows.append({"reduced_max": reduced_max, "critical": None, "exponent": None,
-                         "n_points": 0})
+            fit = fit_power_law(x, v, err, side, reduced_min, width)
+            rows.append({"reduced_max": width, "critical": fit.critical,
+                         "exponent": fit.exponent, "n_points": fit.n_points,
+                         "status": fit.status, "note": fit.note})
+        except CriticalFitError as error:
+            rows.append({"reduced_max": width, "critical": None, "exponent": None,
+                         "n_points": 0, "status": "failed", "note": str(error)})
     return rows
 
 
@@ -301,6 +367,8 @@ def bootstrap(samples: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray],
             results.append(np.asarray(statistic(mean, err), float))
         except CriticalFitError:
             continue
+    if not results:
+        return np.empty((0, 0))
     return np.array(results).reshape(len(results), -1)
 
 
@@ -459,9 +527,24 @@ class Collapse:
     quality: float
 
 
+#: Start grid of :func:`collapse`: beta/nu values and multiples of the guessed 1/nu.
+COLLAPSE_BETA_OVER_NU = (0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
+COLLAPSE_INVERSE_NU_FACTORS = (0.5, 0.7, 1.0, 1.4, 2.0)
+COLLAPSE_STARTS = 3
+
+
 def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
-             guess: Sequence[float], window: float = 0.3) -> Collapse:
-    """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν) with Nelder–Mead from ``guess``."""
+             guess: Sequence[float], window: float = 0.3, grid_starts: bool = True
+             ) -> Collapse:
+    """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν).
+
+    :math:`S` is piecewise smooth with local minima (points enter and leave the window),
+    so the quality is first evaluated on a grid at :math:`x_c` = ``guess[0]``
+    (:data:`COLLAPSE_BETA_OVER_NU` and ``guess[1]`` × :data:`COLLAPSE_INVERSE_NU_FACTORS`
+    × ``guess[2]``), and Nelder–Mead runs from the :data:`COLLAPSE_STARTS` best grid
+    points; the best end point is returned. With ``grid_starts=False`` Nelder–Mead runs
+    from ``guess`` alone (for bootstrap resamples started at the original optimum).
+    """
     x = np.asarray(x, float)
     sizes = np.asarray(sizes, float)
     v = np.asarray(v, float)
@@ -474,9 +557,15 @@ def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
             return np.inf
         return collapse_quality(params, x, v, err, sizes, window)
 
+    starts = [np.asarray(guess, float)]
+    if grid_starts:
+        grid = [np.array([guess[0], b, guess[2] * f], float)
+                for b in sorted({float(guess[1]), *COLLAPSE_BETA_OVER_NU})
+                for f in COLLAPSE_INVERSE_NU_FACTORS]
+        values = np.array([objective(start) for start in grid])
+        starts = [grid[k] for k in np.argsort(values, kind="stable")[:COLLAPSE_STARTS]]
     best = None
-    for scale in (1.0, 0.5, 2.0):
-        start = np.array([guess[0], guess[1], guess[2] * scale], float)
+    for start in starts:
         result = optimize.minimize(objective, start, method="Nelder-Mead",
                                    options={"xatol": 1e-4, "fatol": 1e-6, "maxiter": 4000})
         if best is None or result.fun < best.fun:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     step = _resume(model, state, record, checkpoint)
     chunk = model.chunk_steps(p, grid)
     bar = Progress(grid.steps, label=f"{model.name}", enabled=progress)
+    started = time.perf_counter()
     while step < grid.steps:
         k = min(chunk, grid.steps - step)
         if checkpoint is not None:
@@ -117,8 +119,8 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
         step += k
         if not _finite(model, state):
             raise SimulationError(
-                f"{model.name} simulation became non-finite at t = {step * grid.dt:g} "
-                f"{grid.units} (step {step}; parameters "
+                f"{model.name} simulation became non-finite in t = ({(step - k) * grid.dt:g}, "
+                f"{step * grid.dt:g}] {grid.units} (steps {step - k}-{step}; parameters "
                 f"{json.dumps(p, sort_keys=True, default=str)}, seed {control.seed})")
         if checkpoint is not None and step % checkpoint.every == 0 and step < grid.steps:
             checkpoint.save(step, {**{f"state.{name}": value for name, value
@@ -126,6 +128,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
                                    **record.checkpoint_arrays()})
         bar.update(step)
     bar.close()
+    record.loop_seconds = time.perf_counter() - started
     record.extra = model.extra_outputs(state, p)
     record.set_attrs(p, control)
     return record

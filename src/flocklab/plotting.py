@@ -159,6 +159,32 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
     return fig
 
 
+def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
+                  labels: Sequence[str], logy: bool = False, title: str = "") -> plt.Figure:
+    """Observables of several runs against time, one panel per observable, one line per run;
+    axis labels from the model's declarations."""
+    from flocklab.models import get_model
+
+    model = get_model(str(runs[0].attrs["model"]))
+    fig, axes = plt.subplots(len(observables), 1, figsize=(5.2, 2.4 * len(observables) + 0.6),
+                             sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], observables, strict=True):
+        for run, label in zip(runs, labels, strict=True):
+            ax.plot(run["time"].values, run[name].values, linewidth=1, label=label or None)
+        observable = model.observable(name)
+        ax.set_ylabel(observable.label() + ("" if observable.units in ("1", "")
+                                            else f" [{observable.units}]"), fontsize=9)
+        if logy:
+            ax.set_yscale("log")
+    axes[-1, 0].set_xlabel(f"time [{runs[0]['time'].attrs.get('units', '')}]")
+    if any(labels):
+        axes[0, 0].legend(fontsize=7, frameon=False)
+    if title:
+        axes[0, 0].set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
                 title: str = "") -> FuncAnimation:
     """Animation of a run's snapshot frames (arrows and trails)."""
@@ -190,26 +216,27 @@ def _curve_label(labels: dict) -> str:
 
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
                            ) -> plt.Figure:
-    """ln v_a against ln s (reduced distance) with the fitted power law, as Vicsek et al.
-    (1995) Fig. 3; filled markers entered the fit, open ones did not."""
-    control = critical.attrs["control"]
-    coordinate = critical.attrs["coordinate"]
-    exponent = critical.attrs["exponent"]
+    """ln P against ln s (reduced distance) with the fitted power law, as Vicsek et al.
+    (1995) Fig. 3; filled markers entered the fit, open ones did not. Control, side,
+    exponent and observable are read from ``critical``'s attributes."""
+    attrs = critical.attrs
+    control, coordinate, exponent = attrs["control"], attrs["coordinate"], attrs["exponent"]
+    side, observable = attrs["side"], attrs["observable"]
+    symbol, p_symbol = attrs["symbol"], attrs["observable_symbol"]
     critical_name = f"{control}_c"
     control_dim = summary[coordinate].dims[0]
-    label_dims = [d for d in critical[critical_name].dims]
+    label_dims = list(critical[critical_name].dims)
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
     combos = [{}] if not label_dims else [
         dict(zip(label_dims, values, strict=True)) for values in
         np.array(np.meshgrid(*[critical[d].values for d in label_dims],
                              indexing="ij")).reshape(len(label_dims), -1).T.tolist()]
-    side = "below" if control == "eta" else "above"
     for number, labels in enumerate(combos):
         fit = critical.sel(labels) if labels else critical
         curve = summary.sel(labels) if labels else summary
         x = curve[coordinate].values.astype(float)
-        v = curve["replicate_order_parameter"].values
-        err = curve["replicate_order_parameter_err"].values
+        v = curve[f"replicate_{observable}"].values
+        err = curve[f"replicate_{observable}_err"].values
         value = float(fit[critical_name])
         if not np.isfinite(value):  # that curve could not be fitted (see critical.json)
             continue
@@ -227,26 +254,29 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         text = f"{exponent} = {slope:.2f} [{low:.2f}, {high:.2f}]"
         ax.plot(grid, np.log(float(fit["amplitude"])) + slope * grid, "-", color=color,
                 label=f"{_curve_label(labels)}: {text}" if labels else text)
-    reduced = r"(\eta_c - \eta)/\eta_c" if side == "below" else r"(\rho - \rho_c)/\rho_c"
+    reduced = (rf"({symbol}_c - {symbol})/{symbol}_c" if side == "below"
+               else rf"({symbol} - {symbol}_c)/{symbol}_c")
     ax.set_xlabel(rf"$\ln[{reduced}]$")
-    ax.set_ylabel(r"$\ln v_a$")
+    ax.set_ylabel(rf"$\ln {p_symbol}$")
     return _finish(fig, ax, title)
 
 
 def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
-    size = fss.attrs["size"]
-    control = fss.attrs["control"]
-    coordinate = "eta" if control == "eta" else "density"
+    """(size, control, symbol, observable symbol, sizes, x, P, P error) of an FSS result."""
+    attrs = fss.attrs
+    size, control, coordinate = attrs["size"], attrs["control"], attrs["coordinate"]
+    observable = attrs["observable"]
     size_dim = summary[size].dims[0]
     data = summary.transpose(size_dim, summary[coordinate].dims[0], ...)
-    return (size, control, data[size].values.astype(float), data[coordinate].values.astype(float),
-            data["replicate_order_parameter"].values,
-            data["replicate_order_parameter_err"].values)
+    return (size, control, attrs["symbol"], attrs["observable_symbol"],
+            data[size].values.astype(float), data[coordinate].values.astype(float),
+            data[f"replicate_{observable}"].values,
+            data[f"replicate_{observable}_err"].values)
 
 
 def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Data collapse v_a L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
-    size, control, lengths, x, v, err = _fss_arrays(summary, fss)
+    """Data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
+    size, control, symbol, p_symbol, lengths, x, v, err = _fss_arrays(summary, fss)
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
     name = f"collapse_{control}_c"
     if name not in fss:
@@ -260,9 +290,8 @@ def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> pl
         ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
                     yerr=err[number] * scale, marker="os^Dv"[number % 5], markersize=3,
                     linewidth=0.8, capsize=1.5, label=f"{size} = {length:g}")
-    symbol = SYMBOLS.get(control, control)
     ax.set_xlabel(rf"$({symbol} - {symbol}_c)\,{size}^{{1/\nu}}$")
-    ax.set_ylabel(rf"$v_a\,{size}^{{\beta/\nu}}$")
+    ax.set_ylabel(rf"${p_symbol}\,{size}^{{\beta/\nu}}$")
     ax.set_title(title or f"{control}_c = {critical:.3f}, β/ν = {beta_over_nu:.3f}, "
                  f"1/ν = {inverse_nu:.3f}", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
@@ -272,7 +301,7 @@ def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> pl
 
 def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
     """x_c(L) from the susceptibility peak against L^(-1/nu), with the extrapolation."""
-    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    size, control, symbol, _, lengths, *_ = _fss_arrays(summary, fss)
     inverse_nu = float(fss["inverse_nu"]) if "inverse_nu" in fss else (
         float(fss["collapse_inverse_nu"]) if "collapse_inverse_nu" in fss else 1.0)
     name = f"{control}_c_chi"
@@ -290,30 +319,35 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     if f"{control}_c_inf" in fss:
         grid = np.linspace(0, abscissa.max() * 1.05, 50)
         ax.plot(grid, float(fss[f"{control}_c_inf"]) + float(fss["extrapolation_amplitude"])
-                * grid, "-", label=rf"fit, ${control}_c(\infty)$ = "
+                * grid, "-", label=rf"fit, ${symbol}_c(\infty)$ = "
                 f"{float(fss[f'{control}_c_inf']):.3f}")
     ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
-    ax.set_ylabel(rf"${SYMBOLS.get(control, control)}_c({size})$")
+    ax.set_ylabel(rf"${symbol}_c({size})$")
     return _finish(fig, ax, title)
 
 
 def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Histograms of v_a at the point nearest each size's susceptibility peak."""
-    size, control, lengths, *_ = _fss_arrays(summary, fss)
+    """Histograms of P at the point nearest each size's susceptibility peak."""
+    size, control, _, p_symbol, lengths, *_ = _fss_arrays(summary, fss)
     fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    if "histogram_near_peak" not in fss:
+        ax.text(0.5, 0.5, f"no histogram: {fss.attrs['observable']} has no declared range",
+                ha="center", transform=ax.transAxes)
+        return fig
     centres = fss["bin"].values
     width = centres[1] - centres[0] if centres.size > 1 else 1.0
-    histograms = fss["order_parameter_histogram_near_peak"].values
+    histograms = fss["histogram_near_peak"].values
     peaks = fss[f"{control}_c_chi"].values
     flags = fss["bimodal"].values
     for number, length in enumerate(lengths):
         mark = " (bimodal)" if flags[number] else ""
         ax.step(centres, histograms[number] / width, where="mid",
                 label=f"{size} = {length:g}, {control} ≈ {peaks[number]:.2f}{mark}")
-    ax.set_xlabel(r"$v_a$")
+    ax.set_xlabel(rf"${p_symbol}$")
     ax.set_ylabel("probability density")
     ax.legend(fontsize=7, frameon=False)
-    ax.set_title(title or "distribution of v_a near the susceptibility peak", fontsize=9)
+    ax.set_title(title or f"distribution of ${p_symbol}$ near the susceptibility peak",
+                 fontsize=9)
     fig.tight_layout()
     return fig
 

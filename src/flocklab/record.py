@@ -79,6 +79,8 @@ class RunRecord:
     extra: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = field(
         default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
+    #: Wall time of the time loop (s), for logs and benchmarks; never written to the file.
+    loop_seconds: float = 0.0
 
     @classmethod
     def allocate(cls, model: Model, params: Mapping[str, Any], grid: TimeGrid) -> RunRecord:

@@ -20,6 +20,7 @@ def _alternatives(names):
 
 wildcard_constraints:
     study=_alternatives(STUDIES),
+    task=_alternatives(config["tasks"]),
     point=r"[^/]+",
     replicate=r"\d+",
     figure=_alternatives(FIGURES),
@@ -111,6 +112,8 @@ def figure_inputs(wildcards):
     summary = summary_path(spec["study"])
     if spec["kind"] == "snapshots":
         return [figure_run(spec, panel) for panel in spec["panels"]]
+    if spec["kind"] == "series":
+        return [figure_run(spec, run) for run in spec["runs"]]
     if spec["kind"] == "critical_loglog":
         return [summary, f"{RESULTS}/{spec['study']}/critical.nc"]
     if spec["kind"] in ("collapse", "fss_critical", "distribution"):

@@ -42,6 +42,7 @@ Hooks (the driver calls them in this order):
 :meth:`load_state` for checkpoints → :meth:`extra_outputs` → :meth:`extra_metrics` (later,
 at study level, from the run file). :meth:`entity_count`, :meth:`resources`,
 :meth:`chunk_steps`, :meth:`derived` and :meth:`draw` describe a run without running it.
+:meth:`check_task` / :meth:`run_task` run the named computations in :attr:`tasks`.
 A model with a whole-interval solver (``solve_ivp`` over ``[0, t_end]``) sets
 ``supports_checkpoint = False`` and overrides :meth:`chunk_steps` to return all steps.
 
@@ -281,6 +282,9 @@ class TimeGrid:
     def build(cls, control: RunControl, model: Model) -> TimeGrid:
         stepped = model.time_mode == "steps"
         if stepped:
+            if control.t_end is not None:
+                raise ParameterError("t_end", f"'t_end' = {control.t_end!r}: model "
+                                              f"'{model.name}' takes a number of 'steps'")
             if control.dt not in (None, 1, 1.0):
                 raise ParameterError("dt", f"'dt' = {control.dt!r}: model '{model.name}' "
                                            f"takes unit steps (give 'steps', not 'dt')")
@@ -348,6 +352,9 @@ class Model:
     run_metrics: ClassVar[tuple[Metric, ...]] = ()
     factor_targets: ClassVar[dict[str, str]] = {}
     supports_checkpoint: ClassVar[bool] = True
+    #: Named computations besides time runs, ``name -> one-line description`` (e.g. the
+    #: contest questions of the bench dragon); see :meth:`run_task`.
+    tasks: ClassVar[dict[str, str]] = {}
     #: Entity-updates per chunk between progress reports and finiteness checks.
     chunk_updates: ClassVar[int] = 1 << 22
 
@@ -489,6 +496,21 @@ class Model:
         series = len(grid.record_steps) * len(self.observables)
         memory = 8 * (16 * n + 2 * (frames + series))
         return Resources(memory, n * grid.steps / 1.0e6)
+
+    def check_task(self, task: str, params: Mapping[str, Any],
+                   options: Mapping[str, Any]) -> None:
+        """Validate a task's options before any job runs (override); raise ParameterError
+        naming the option."""
+        if options:
+            name = next(iter(options))
+            raise ParameterError(name, f"task '{task}' of model '{self.name}' takes no "
+                                       f"option '{name}'")
+
+    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
+                 out_dir: str) -> dict[str, Any]:
+        """Run task ``task`` and return its result as a JSON-ready document; tables and
+        other files it makes go into ``out_dir`` (override when :attr:`tasks` is set)."""
+        raise NotImplementedError(f"model '{self.name}' has no tasks")
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:

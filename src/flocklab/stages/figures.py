@@ -48,6 +48,10 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
             runs, [panel["frame"] for panel in spec["panels"]],
             [panel["label"] for panel in spec["panels"]], trail=spec["trail"],
             columns=spec["columns"], title=spec["title"])
+    elif spec["kind"] == "series":
+        runs = [open_dataset(path) for path in inputs]
+        fig = plotting.series_figure(runs, spec["y"], [run["label"] for run in spec["runs"]],
+                                     logy=spec["logy"], title=spec["title"])
     elif spec["kind"] == "curve":
         summary = open_dataset(inputs[0])
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),

@@ -98,6 +98,17 @@ class Oscillator(Model):
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return {"x": state["x"].copy(), "v": state["v"].copy()}
 
+    def draw(self, ax: Any, run: Any, frame: int, trail: int = 0, label: str = "") -> None:
+        """Phase portrait: each oscillator at (x, v / omega) on the circle of its energy."""
+        omega = run.attrs["omega"]
+        ax.plot(run["x"].values[frame], run["v"].values[frame] / omega, "o", ms=4)
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.1, 1.1)
+        ax.set_ylim(-1.1, 1.1)
+        ax.set_xlabel("$x$ [m]")
+        ax.set_ylabel(r"$v / \omega$ [m]")
+        ax.set_title(f"{label} t = {run['frame'].values[frame]:g} s".strip(), fontsize=9)
+
     def extra_metrics(self, run: Any, burn_in: float) -> dict[str, float]:
         t = run["time"].values
         keep = t > burn_in

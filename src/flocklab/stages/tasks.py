@@ -1,0 +1,41 @@
+"""Stage *task*: a model's named computation → ``results/tasks/<name>/result.json``.
+
+A model may offer computations besides time runs (:attr:`flocklab.models.Model.tasks`), such
+as the five questions of the bench-dragon contest problem. The stage resolves the task's
+parameters through the model, runs :meth:`~flocklab.models.Model.run_task` with the task's
+directory for any tables it writes (CSV, xlsx), and writes the returned document as strict
+JSON with the task's identity, parameters and provenance.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flocklab.io import write_json
+from flocklab.models import get_model
+from flocklab.provenance import provenance_attrs
+
+
+def run_task(entry: Mapping[str, Any], out: str | os.PathLike) -> dict[str, Any]:
+    """Run the task described by a config ``tasks`` entry and write its JSON document.
+
+    Parameters
+    ----------
+    entry : mapping
+        ``model``, ``task``, ``params``, ``options`` (and ``description``).
+    out : path
+        The JSON file; tables go beside it.
+    """
+    model = get_model(entry["model"])
+    params = model.resolve(entry.get("params", {}))
+    options = dict(entry.get("options", {}))
+    model.check_task(entry["task"], params, options)
+    result = model.run_task(entry["task"], params, options, str(Path(out).parent))
+    document = {"model": model.name, "task": entry["task"],
+                "description": entry.get("description", ""), "parameters": params,
+                "options": options, "result": result, **provenance_attrs()}
+    write_json(document, out)
+    return document

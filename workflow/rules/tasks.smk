@@ -1,0 +1,20 @@
+# Stage 3c: a model's named computations (config `tasks:`), e.g. the bench-dragon contest
+# questions: results/tasks/<name>/result.json plus the tables the task writes beside it.
+
+
+rule task:
+    output:
+        report(
+            "results/tasks/{task}/result.json",
+            caption="../report/task.rst",
+            category="Answers",
+        ),
+    params:
+        entry=lambda wc: config["tasks"][wc.task],
+    conda:
+        "../envs/flocklab.yaml"
+    log:
+        "results/logs/tasks/{task}.log",
+    localrule: True
+    script:
+        "../scripts/task.py"
