@@ -45,7 +45,11 @@ def test_metrics_are_finite_and_consistent():
     assert all(np.isfinite(v) for v in out.values())
     keep = ds["time"].values >= 2.0
     assert out["link_error_max"] == pytest.approx(ds["link_error_max"].values[keep].max())
-    assert 0.0 < out["alignment_mean"] <= 1.0
+    from flocklab.stages.metrics import run_statistics
+
+    values, _ = run_statistics(ds, model, 2.0)  # the summary's per-observable means
+    assert 0.0 < values["alignment_mean"] <= 1.0
+    assert values["solver_steps"] == out["solver_steps"] > 0
 
 
 def test_same_seed_same_file_bytes(tmp_path):

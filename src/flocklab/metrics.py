@@ -82,6 +82,9 @@ def run_variables(model: Model) -> dict[str, tuple[str, str]]:
             table[f"{obs.name}_sem"] = (obs.units, f"standard error of {obs.name}_mean "
                                                    f"(autocorrelation-corrected)")
     for metric in model.run_metrics:
+        if metric.name in table:
+            raise ValueError(f"model '{model.name}' declares run metric '{metric.name}', "
+                             f"which the summary already computes from its observables")
         table[metric.name] = (metric.units, metric.long_name)
     return table
 

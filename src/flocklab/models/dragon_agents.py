@@ -75,10 +75,8 @@ class DragonAgents(Model):
     )
     primary_observable = "alignment"
     run_metrics = (
-        Metric("alignment_mean", "mean alignment after burn-in"),
         Metric("link_error_max", "largest |d - L| after burn-in", "m"),
         Metric("link_error_mean", "mean |d - L| after burn-in", "m"),
-        Metric("head_error_mean", "mean head distance to the path after burn-in", "m"),
         Metric("whip", "largest distance of the tail from where a rigid chain on the same "
                        "path would be, after burn-in", "m"),
         Metric("tail_error_max", "largest tail distance to the path after burn-in", "m"),
@@ -161,10 +159,8 @@ class DragonAgents(Model):
         guide = system.guide
         tail = guide.distance(np.stack([x[:, -1], y[:, -1]], axis=-1))
         return {
-            "alignment_mean": float(np.nanmean(run["alignment"].values[keep])),
             "link_error_max": float(deviation.max()),
             "link_error_mean": float(deviation.mean()),
-            "head_error_mean": float(run["head_error"].values[keep].mean()),
             "whip": float(dm.rigid_chain_deviation(x[keep], y[keep], guide,
                                                    params["L"])[:, -1].max()),
             "tail_error_max": float(tail[keep].max()),

@@ -137,7 +137,6 @@ class Zonal(Model):
                              "began", "1"),
         Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
-        Metric("milling_mean", "mean milling after burn-in", "1"),
         Metric("fragmented_share", "share of recorded times after burn-in with more than "
                                    "one group", "1"),
     )
@@ -266,7 +265,6 @@ class Zonal(Model):
             "first_capture_time": float(np.nanmin(captured)) if np.isfinite(captured).any()
             else math.nan,
             "hull_share": metrics.hull_share(on_hull),
-            "milling_mean": float(np.nanmean(run["milling"].values[after])),
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
         }
         out["accuracy"], out["accuracy_cos"] = self._accuracy(run, after)
