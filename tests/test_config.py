@@ -17,9 +17,13 @@ def test_config(repo):
 
 
 def test_shipped_configs_are_valid(repo):
-    for name in ("config.yaml", "test.yaml"):
-        config, studies = load_config(repo / "config" / name)
-        assert studies
+    """Every config in config/ (the default with its includes, the tiny test ones, the large
+    ones) validates."""
+    paths = sorted((repo / "config").glob("*.yaml"))
+    assert len(paths) >= 10
+    for path in paths:
+        config, studies = load_config(path)
+        assert studies, path
         assert config["plot"]["dpi"] > 0
 
 
