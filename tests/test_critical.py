@@ -388,7 +388,8 @@ def _fss_summary(rng, sizes=FSS_SIZES, replicates=REPLICATES):
     histogram = counts.reshape(*m1.shape, BINS.size - 1) / RECORDS
     sem = records.std(axis=-1, ddof=1) / np.sqrt(RECORDS)
     missing = np.full(m1.shape, np.nan)
-    averaged = replicate_average(m1, m2, m4, sem, missing, missing, n_particles[:, None])
+    averaged = replicate_average(m1, m2, m4, sem, missing, missing, n_particles[:, None],
+                                 observable="order_parameter")
     per_run, grid = ("N", "eta", "replicate"), ("N", "eta")
     data = {"order_parameter_mean": (per_run, m1), "order_parameter_m2": (per_run, m2),
             "order_parameter_m4": (per_run, m4), "order_parameter_sem": (per_run, sem),

@@ -134,6 +134,14 @@ def test_every_expected_output_exists_and_opens(finished):
     assert len(logs) >= simulations + len(config["studies"]) + 3 + 2
 
 
+def test_simulate_jobs_ran_in_the_warm_job_server(finished):
+    workdir, _ = finished
+    logs = list((workdir / "results" / "logs" / "simulate").rglob("*.log"))
+    assert logs
+    served = [log for log in logs if "job server child: wall" in log.read_text()]
+    assert len(served) == len(logs)  # job_server defaults to true; none fell back
+
+
 def test_sensitivity_outputs(finished):
     workdir, _ = finished
     results = workdir / "results"

@@ -6,13 +6,13 @@ submodule pays for what it uses when it is first used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from flocklab.models.base import RunControl, SimulationError, available_models, get_model
-from flocklab.parameters import ParameterError
-
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs ~10 ms per job
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     import xarray as xr
+
+    from flocklab.models.base import RunControl
 
 __all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
            "available_models", "get_model", "simulate"]
@@ -22,16 +22,34 @@ CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every
                  "snapshot_start")
 
 
+# Names resolved on first use (PEP 562), so that ``import flocklab`` — paid by every
+# pipeline job and by the job-server client — imports neither numpy nor numba.
+_LAZY = {"RunControl": "flocklab.models.base", "SimulationError": "flocklab.models.base",
+         "available_models": "flocklab.models.base", "get_model": "flocklab.models.base",
+         "ParameterError": "flocklab.parameters"}
+
+
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         from flocklab.provenance import package_version
 
         return package_version()
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'flocklab' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def split_controls(arguments: dict[str, Any]) -> tuple[RunControl, dict[str, Any]]:
     """Split keyword arguments into a :class:`RunControl` and the model parameters."""
+    from flocklab.models.base import RunControl
+    from flocklab.parameters import ParameterError
+
     control = {name: arguments.pop(name) for name in CONTROL_NAMES if name in arguments}
     if "seed" not in control:
         raise ParameterError("seed", "'seed' is required")
@@ -59,5 +77,7 @@ def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> x
     >>> ds.order_parameter.sizes["time"]
     101
     """
+    from flocklab.models.base import get_model
+
     control, params = split_controls(dict(arguments))
     return get_model(model).simulate(params, control, progress=progress)

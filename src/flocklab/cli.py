@@ -115,7 +115,20 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
     models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
     _add_model_parsers(models, model or None if model != "" else None)
+    _add_stability_parser(commands, model)
+    _add_metrics_parser(commands)
+    _add_fit_parser(commands)
 
+    params = commands.add_parser("params", help="list a model's parameters")
+    params.add_argument("model", choices=available_models())
+    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
+                                       "(flocklab dragon --help)", add_help=False)
+    check = commands.add_parser("check-config", help="validate a workflow config file")
+    check.add_argument("config", help="YAML config file")
+    return parser
+
+
+def _add_stability_parser(commands: argparse._SubParsersAction, model: str | None) -> None:
     stability = commands.add_parser(
         "stability", help="largest stable time step, measured and from linear theory, of a "
                           "model that offers it (e.g. springs)")
@@ -131,6 +144,8 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
         sub.add_argument("--out", required=True, help="output JSON file (dt_max_measured, "
                                                       "dt_max_theory, ...)")
 
+
+def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
     metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
     metrics.add_argument("run", help="run netCDF file")
     metrics.add_argument("--burn-in", type=float, required=True,
@@ -140,6 +155,8 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
                               f"time_to_order (default {ORDER_THRESHOLD})")
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
+
+def _add_fit_parser(commands: argparse._SubParsersAction) -> None:
     fit = commands.add_parser(
         "fit", help="critical value and exponent from a summary.nc",
         description="Fit P = A s^e, s the reduced distance from the critical value, on the "
@@ -153,7 +170,7 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
                           "for vicsek); without a model attribute, the coordinate's name")
     fit.add_argument("--observable", default=None, metavar="NAME",
                      help="observable P (default: the summary's primary_observable, else "
-                          "order_parameter)")
+                          "the one P with a <P>_mean variable)")
     fit.add_argument("--side", choices=["below", "above"], default=None,
                      help="ordered side of the critical value (required when the summary "
                           "names no model; else must agree with the model)")
@@ -171,16 +188,6 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     fit.add_argument("--seed", type=int, default=0, help="seed of the bootstrap; default 0")
     fit.add_argument("--out", required=True, help="output JSON file")
     fit.add_argument("--out-nc", help="also write the fit as netCDF")
-
-    params = commands.add_parser("params", help="list a model's parameters")
-    params.add_argument("model", choices=available_models())
-
-    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
-                                       "(flocklab dragon --help)", add_help=False)
-
-    check = commands.add_parser("check-config", help="validate a workflow config file")
-    check.add_argument("config", help="YAML config file")
-    return parser
 
 
 def _simulate(args: argparse.Namespace) -> None:

@@ -285,40 +285,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
         if key not in known:
             raise ConfigError(f"config key '{where}.params.{key}': unknown parameter of model "
                               f"'{model.name}'; allowed: {', '.join(known)}")
-    axes = []
-    seen: set[str] = set()
-    for number, raw_axis in enumerate(raw["sweep"]):
-        coords = {}
-        for key, spec in raw_axis.items():
-            axis_key = f"{where}.sweep[{number}].{key}"
-            if key not in known:
-                raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
-                                  f"'{model.name}'; allowed: {', '.join(known)}")
-            if key in fixed or key in seen:
-                raise ConfigError(f"config key '{axis_key}': '{key}' is set more than once "
-                                  f"(in params or another sweep axis)")
-            seen.add(key)
-            values = expand_values(spec)
-            if not values:
-                raise ConfigError(f"config key '{axis_key}': the range is empty")
-            coerced = []
-            for position, value in enumerate(values):
-                try:
-                    coerced.append(model.spec(key).coerce(value))
-                except ParameterError as error:
-                    raise ConfigError(f"config key '{axis_key}[{position}]': "
-                                      f"{error.message}") from None
-            coords[key] = coerced
-        lengths = {key: len(values) for key, values in coords.items()}
-        if len(set(lengths.values())) > 1:
-            raise ConfigError(f"config key '{where}.sweep[{number}]': paired parameters need "
-                              f"value lists of equal length, got {lengths}")
-        dim = next(iter(coords))
-        if len(set(coords[dim])) != len(coords[dim]):
-            raise ConfigError(f"config key '{where}.sweep[{number}].{dim}': values must be "
-                              f"distinct (it names the dimension)")
-        axes.append(Axis(dim, coords))
-
+    axes = _build_axes(where, raw["sweep"], model, fixed)
     time = {key: raw[key] for key in TIME_KEYS if key in raw}
     snapshots = raw["snapshots"]
     _check_time(where, model, fixed, time, raw["burn_in"], snapshots)
@@ -335,18 +302,67 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
                   checkpoint_every=raw["checkpoint_every"])
     # Design rows are checked when the design is generated (design_points), not here, so
     # that parsing the Snakefile does not import SALib.
-    for point in study.points() if spec is None else ():
+    if spec is None:
+        _check_points(where, study, model)
+    return study
+
+
+def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
+                fixed: Mapping[str, Any]) -> list[Axis]:
+    """The sweep's axes: known, distinct parameters; values coerced; paired lists equal."""
+    known = [spec.name for spec in model.parameters]
+    axes = []
+    seen: set[str] = set()
+    for number, raw_axis in enumerate(raw_axes):
+        coords = {}
+        for key, spec in raw_axis.items():
+            axis_key = f"{where}.sweep[{number}].{key}"
+            if key not in known:
+                raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
+                                  f"'{model.name}'; allowed: {', '.join(known)}")
+            if key in fixed or key in seen:
+                raise ConfigError(f"config key '{axis_key}': '{key}' is set more than once "
+                                  f"(in params or another sweep axis)")
+            seen.add(key)
+            coords[key] = _axis_values(axis_key, spec, model.spec(key))
+        lengths = {key: len(values) for key, values in coords.items()}
+        if len(set(lengths.values())) > 1:
+            raise ConfigError(f"config key '{where}.sweep[{number}]': paired parameters need "
+                              f"value lists of equal length, got {lengths}")
+        dim = next(iter(coords))
+        if len(set(coords[dim])) != len(coords[dim]):
+            raise ConfigError(f"config key '{where}.sweep[{number}].{dim}': values must be "
+                              f"distinct (it names the dimension)")
+        axes.append(Axis(dim, coords))
+    return axes
+
+
+def _axis_values(axis_key: str, spec: Any, parameter: Any) -> list[Any]:
+    values = expand_values(spec)
+    if not values:
+        raise ConfigError(f"config key '{axis_key}': the range is empty")
+    coerced = []
+    for position, value in enumerate(values):
+        try:
+            coerced.append(parameter.coerce(value))
+        except ParameterError as error:
+            raise ConfigError(f"config key '{axis_key}[{position}]': {error.message}") from None
+    return coerced
+
+
+def _check_points(where: str, study: Study, model: Any) -> None:
+    """Every point's parameters pass the model's checks; errors name the config key."""
+    for point in study.points():
         try:
             params = study.params(point)
             model.check_control(params, study.grid(point))
         except ParameterError as error:
-            source = f"{where}.params" + (f".{error.name}" if error.name in fixed else "")
+            source = f"{where}.params" + (f".{error.name}" if error.name in study.fixed else "")
             for number, axis in enumerate(study.axes):
                 if error.name in axis.coords:
                     source = f"{where}.sweep[{number}].{error.name}"
             raise ConfigError(f"config key '{source}': {error.message} (at point "
                               f"{point.label})") from None
-    return study
 
 
 def _check_time(where: str, model: Any, fixed: Mapping[str, Any], time: Mapping[str, Any],

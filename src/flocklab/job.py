@@ -5,6 +5,11 @@
 the stage this way rather than through Snakemake's ``script:`` directive saves the import of
 Snakemake itself in each of thousands of jobs (≈ 0.15 s); the job imports numpy, the model's
 kernels and netCDF4, nothing else.
+
+With ``FLOCKLAB_JOB_SERVER=1`` in the environment (the workflow sets it from the config key
+``job_server``) the job is handed to a warm fork server (:mod:`flocklab.jobserver`) and this
+process only waits for it: it then imports nothing but the standard library. Where no server
+can be used or reached, the job runs here, and its log says why.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ import json
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
-    spec = json.loads((argv if argv is not None else sys.argv[1:])[0])
+def run_spec(spec: dict) -> None:
+    """Run one simulate job described by ``spec`` in this process."""
     from flocklab.logs import log_to
     from flocklab.stages.simulate import run_simulation
 
@@ -22,6 +27,21 @@ def main(argv: list[str] | None = None) -> int:
         run_simulation(spec["model"], spec["params"], spec["control"], spec["out"],
                        threads=spec.get("threads"), extra_attrs=spec.get("attrs"),
                        progress=False, checkpoint_every=spec.get("checkpoint_every", 0))
+
+
+def main(argv: list[str] | None = None) -> int:
+    spec = json.loads((argv if argv is not None else sys.argv[1:])[0])
+    from flocklab import jobserver
+
+    reason = jobserver.usable()
+    if reason is None:
+        try:
+            return jobserver.submit(spec)
+        except ConnectionError as error:
+            reason = str(error)
+    if reason and "FLOCKLAB_JOB_SERVER is not 1" not in reason:
+        sys.stderr.write(f"flocklab job: running in this process: {reason}\n")
+    run_spec(spec)
     return 0
 
 

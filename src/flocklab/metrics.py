@@ -261,7 +261,7 @@ def series_statistics(series: np.ndarray, n_particles: float, blocks: int = JACK
 
 def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.ndarray,
                       chi_err: np.ndarray, binder_err: np.ndarray, n_particles: np.ndarray,
-                      axis: int = -1) -> dict[str, np.ndarray]:
+                      axis: int = -1, *, observable: str) -> dict[str, np.ndarray]:
     r"""Average over replicates (equal-length runs) along ``axis``.
 
     The mean order parameter is the mean of the run means; χ and G are computed
@@ -273,8 +273,9 @@ def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.nd
     Returns
     -------
     dict
-        ``order_parameter``, ``susceptibility``, ``binder_cumulant`` and their ``*_err``,
-        arrays with ``axis`` removed.
+        ``<observable>``, ``susceptibility``, ``binder_cumulant`` and their ``*_err``,
+        arrays with ``axis`` removed (``observable`` names the averaged quantity, the
+        model's primary observable).
     """
     m1, m2, m4 = (np.moveaxis(np.asarray(a, float), axis, -1) for a in (m1, m2, m4))
     sem, chi_err, binder_err = (np.moveaxis(np.asarray(a, float), axis, -1)
@@ -284,18 +285,18 @@ def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.nd
     pooled = [a.mean(axis=-1) for a in (m1, m2, m4)]
     with np.errstate(divide="ignore", invalid="ignore"):
         result = {
-            "order_parameter": pooled[0],
+            observable: pooled[0],
             "susceptibility": susceptibility(pooled[0], pooled[1], n_particles),
             "binder_cumulant": binder_cumulant(pooled[1], pooled[2]),
         }
         if k == 1:
-            result["order_parameter_err"] = sem[..., 0]
+            result[f"{observable}_err"] = sem[..., 0]
             result["susceptibility_err"] = chi_err[..., 0]
             result["binder_cumulant_err"] = binder_err[..., 0]
             return result
         left_out = [(a.sum(axis=-1, keepdims=True) - a) / (k - 1) for a in (m1, m2, m4)]
         estimates = {
-            "order_parameter": left_out[0],
+            observable: left_out[0],
             "susceptibility": susceptibility(left_out[0], left_out[1], n_particles[..., None]),
             "binder_cumulant": binder_cumulant(left_out[1], left_out[2]),
         }

@@ -9,6 +9,7 @@ import sys
 
 from snakemake.settings.types import DeploymentMethod
 
+from flocklab import jobserver
 from flocklab.config import SENSITIVITY_FIGURES, design_seed
 from flocklab.models import get_model
 from flocklab.resources import job_resources
@@ -150,6 +151,11 @@ def all_figure_outputs():
 # environment's `python` under --sdm conda.
 PYTHON = ("python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
           else shlex.quote(sys.executable))
+
+
+# Simulate jobs use the warm job server or not (an environment variable they inherit, not a
+# rule parameter, so that switching it reruns nothing).
+jobserver.enable_for_jobs(config["job_server"])
 
 
 def simulate_log(wildcards):

@@ -64,8 +64,6 @@ from flocklab.provenance import netcdf_attrs, provenance_attrs
 #: Names of the replicate dimension: ``replicate`` (flocklab summaries), ``seed`` (older or
 #: foreign summaries).
 REPLICATE_DIMS = ("replicate", "seed")
-#: Observable when the summary names none.
-DEFAULT_OBSERVABLE = "order_parameter"
 WINDOW_RULE = ("points on the ordered side with reduced distance s = |x - x_c| / x_c in "
                "(reduced_min, reduced_max], iterated from the steepest descent of the "
                "observable until the set of points is stable (status 'converged') or "
@@ -127,8 +125,24 @@ def control_declaration(summary: xr.Dataset, key: str, side: str | None = None,
 
 
 def observable_name(summary: xr.Dataset, observable: str | None = None) -> str:
-    """``observable``, else the summary's ``primary_observable``, else ``order_parameter``."""
-    return observable or str(summary.attrs.get("primary_observable") or DEFAULT_OBSERVABLE)
+    """``observable``, else the summary's ``primary_observable``, else the one ``<P>`` with a
+    per-replicate ``<P>_mean`` in the summary.
+
+    Raises
+    ------
+    CriticalFitError
+        If none is given or declared and the summary has no or several ``<P>_mean``.
+    """
+    if observable or summary.attrs.get("primary_observable"):
+        return str(observable or summary.attrs["primary_observable"])
+    candidates = sorted(str(name).removesuffix("_mean") for name in summary.data_vars
+                        if str(name).endswith("_mean"))
+    if len(candidates) != 1:
+        raise crit.CriticalFitError(
+            f"the summary names no primary_observable and has {len(candidates)} per-replicate "
+            f"<P>_mean variables ({', '.join(candidates) or 'none'}): give the observable "
+            f"(--observable NAME)")
+    return candidates[0]
 
 
 def observable_symbol(summary: xr.Dataset, observable: str) -> str:
@@ -176,12 +190,12 @@ def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Datas
     axis = m1.dims.index(dim)
     missing = np.full(m1.shape, np.nan)
     averaged = replicate_average(m1.values, missing, missing, sem.transpose(*m1.dims).values,
-                                 missing, missing, np.nan, axis=axis)
+                                 missing, missing, np.nan, axis=axis, observable=observable)
     dims = [d for d in m1.dims if d != dim]
     summary = summary.copy()
-    summary[targets[0]] = (dims, averaged["order_parameter"],
+    summary[targets[0]] = (dims, averaged[observable],
                            {"long_name": f"{observable} averaged over replicates"})
-    summary[targets[1]] = (dims, averaged["order_parameter_err"],
+    summary[targets[1]] = (dims, averaged[f"{observable}_err"],
                            {"long_name": f"standard error of replicate_{observable} "
                                          f"(across seeds; the run's sem with one seed)"})
     return summary, dim
@@ -191,7 +205,7 @@ def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Datas
 
 
 def curves(summary: xr.Dataset, coordinate: str, select: Mapping[str, Any],
-           observable: str = DEFAULT_OBSERVABLE) -> list[tuple[dict[str, Any], xr.Dataset]]:
+           observable: str) -> list[tuple[dict[str, Any], xr.Dataset]]:
     """Split a summary into 1-D curves along ``coordinate``'s dimension.
 
     Returns ``(labels, dataset)`` pairs, one per combination of the other dimensions of
@@ -272,7 +286,7 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
     resamples, seed : int
         Bootstrap resamples over seeds and the bootstrap's seed.
     observable : str, optional
-        P (default: the summary's ``primary_observable``, else ``order_parameter``).
+        P (default: :func:`observable_name`).
     side, exponent : str, optional
         Ordered side and exponent name, for a summary without a ``model`` attribute.
 

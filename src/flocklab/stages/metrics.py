@@ -136,10 +136,9 @@ def _replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
     averaged = replicate_average(columns[f"{p}_mean"], columns[f"{p}_m2"], columns[f"{p}_m4"],
                                  columns[f"{p}_sem"], columns.get("susceptibility_err",
                                                                   np.full_like(size, np.nan)),
-                                 columns["binder_cumulant_err"], size[..., 0])
+                                 columns["binder_cumulant_err"], size[..., 0], observable=p)
     out = {}
     for name, values in averaged.items():
-        name = name.replace("order_parameter", p)
         if name.startswith("susceptibility") and model.size_parameter is None:
             continue
         long_name = f"{name.removesuffix('_err').replace('_', ' ')} averaged over replicates"

@@ -268,7 +268,6 @@ def analyse_sensitivity(design_path: str | os.PathLike, summary_path: str | os.P
     row_mean = runs.mean(axis=2)
     method = METHODS[design.method]
     seed = int(design_ds.attrs["seed"]) + 1
-    d = len(design.factors)
     coords: dict[str, Any] = {
         "output": ("output", outputs, {"long_name": "model output explained"}),
         "parameter": ("parameter", design.names, {"long_name": "input factor"}),
@@ -282,59 +281,11 @@ def analyse_sensitivity(design_path: str | os.PathLike, summary_path: str | os.P
                                 "distinct_points": len(set(labels)), "replicates": replicates}
     notes: dict[str, str] = {}
     if design.method == "oat":
-        responses = {o: oat_response(design, runs[k]) for k, o in enumerate(outputs)}
-        results = {o: method.analyse(design, runs[k]) for k, o in enumerate(outputs)}
-        levels = design_ds["level_value"].values
-        per_run = np.full((len(outputs), d, levels.shape[1], replicates), np.nan)
-        per_run[:, design.oat_factor, design.oat_level, :] = runs
-        coords["level"] = ("level", np.arange(levels.shape[1]), {"long_name": "level index"})
-        coords["replicate"] = ("replicate", np.arange(replicates),
-                               {"long_name": "replicate index"})
-        data["level_value"] = (("parameter", "level"), levels,
-                               {"long_name": "factor value of each level"})
-        data["response_mean"] = (("output", "parameter", "level"),
-                                 np.stack([responses[o].mean for o in outputs]),
-                                 {"long_name": "mean output over replicates"})
-        data["response_sem"] = (("output", "parameter", "level"),
-                                np.stack([responses[o].sem for o in outputs]),
-                                {"long_name": "standard error of the mean output"})
-        data["response"] = (("output", "parameter", "level", "replicate"), per_run,
-                            {"long_name": "output of every run"})
-        verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs)
-        if verdicts:
-            coords["claim"] = ("claim", np.arange(len(verdicts)), {"long_name": "claim index"})
-            for field in ("claim", "verdict", "evidence"):
-                data[f"claim_{field if field != 'claim' else 'text'}"] = (
-                    "claim", np.asarray([getattr(v, field) for v in verdicts], dtype=str),
-                    {"long_name": f"claim {field}"})
-        document["claims"] = [vars(v) for v in verdicts]
-        for output in outputs:
-            document["outputs"][output] = {
-                factor.name: {"levels": list(factor.values),
-                              "mean": _finite(responses[output].mean[i, :len(factor.values)]),
-                              "sem": _finite(responses[output].sem[i, :len(factor.values)]),
-                              "swing": float(responses[output].swing[i])}
-                for i, factor in enumerate(design.factors)}
+        results = _oat_analysis(design, design_ds, runs, outputs, settings, replicates,
+                                coords, data, document)
     else:
-        options = {"seed": seed, "resamples": settings["resamples"],
-                   "confidence": settings["confidence"]}
-        if design.method == "morris":
-            options["levels"] = settings["levels"]
-        results = {o: method.analyse(design, row_mean[k], **options)
-                   for k, o in enumerate(outputs)}
-        sizes = results[outputs[0]].sizes
-        per_size = d + 2 if design.method == "sobol" else d + 1
-        coords["sample_size"] = ("sample_size", sizes, {
-            "long_name": "base samples (sobol) or trajectories (morris) used"})
-        coords["evaluations"] = ("sample_size", sizes * per_size,
-                                 {"long_name": "model evaluations (design rows) used"})
-        for output in outputs:
-            document["outputs"][output] = {
-                factor.name: {name: _finite(results[output].values[name][i])
-                              for name in method.indices}
-                for i, factor in enumerate(design.factors)}
-            if results[output].note:
-                notes[output] = results[output].note
+        results = _sampling_analysis(design, row_mean, outputs, settings, seed, coords,
+                                     document, notes)
     data.update(_index_variables(results, outputs, method.indices))
     ds = xr.Dataset(data, coords=coords)
     ds["output"].attrs["units"] = json.dumps({o: summary[o].attrs.get("units", "1")
@@ -351,6 +302,76 @@ def analyse_sensitivity(design_path: str | os.PathLike, summary_path: str | os.P
     })
     document["notes"] = notes
     return ds, document
+
+
+def _oat_analysis(design: Any, design_ds: xr.Dataset, runs: np.ndarray, outputs: list[str],
+                  settings: Mapping[str, Any], replicates: int, coords: dict[str, Any],
+                  data: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    """One-at-a-time responses, per-run values and claim verdicts (fills ``coords``,
+    ``data`` and ``document`` in place); the per-output index results."""
+    method = METHODS["oat"]
+    d = len(design.factors)
+    responses = {o: oat_response(design, runs[k]) for k, o in enumerate(outputs)}
+    results = {o: method.analyse(design, runs[k]) for k, o in enumerate(outputs)}
+    levels = design_ds["level_value"].values
+    per_run = np.full((len(outputs), d, levels.shape[1], replicates), np.nan)
+    per_run[:, design.oat_factor, design.oat_level, :] = runs
+    coords["level"] = ("level", np.arange(levels.shape[1]), {"long_name": "level index"})
+    coords["replicate"] = ("replicate", np.arange(replicates), {"long_name": "replicate index"})
+    data["level_value"] = (("parameter", "level"), levels,
+                           {"long_name": "factor value of each level"})
+    data["response_mean"] = (("output", "parameter", "level"),
+                             np.stack([responses[o].mean for o in outputs]),
+                             {"long_name": "mean output over replicates"})
+    data["response_sem"] = (("output", "parameter", "level"),
+                            np.stack([responses[o].sem for o in outputs]),
+                            {"long_name": "standard error of the mean output"})
+    data["response"] = (("output", "parameter", "level", "replicate"), per_run,
+                        {"long_name": "output of every run"})
+    verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs)
+    if verdicts:
+        coords["claim"] = ("claim", np.arange(len(verdicts)), {"long_name": "claim index"})
+        for field in ("claim", "verdict", "evidence"):
+            data[f"claim_{field if field != 'claim' else 'text'}"] = (
+                "claim", np.asarray([getattr(v, field) for v in verdicts], dtype=str),
+                {"long_name": f"claim {field}"})
+    document["claims"] = [vars(v) for v in verdicts]
+    for output in outputs:
+        document["outputs"][output] = {
+            factor.name: {"levels": list(factor.values),
+                          "mean": _finite(responses[output].mean[i, :len(factor.values)]),
+                          "sem": _finite(responses[output].sem[i, :len(factor.values)]),
+                          "swing": float(responses[output].swing[i])}
+            for i, factor in enumerate(design.factors)}
+    return results
+
+
+def _sampling_analysis(design: Any, row_mean: np.ndarray, outputs: list[str],
+                       settings: Mapping[str, Any], seed: int, coords: dict[str, Any],
+                       document: dict[str, Any], notes: dict[str, str]) -> dict[str, Any]:
+    """Sobol' or Morris indices with their convergence in the sample size (fills
+    ``coords``, ``document`` and ``notes`` in place); the per-output index results."""
+    method = METHODS[design.method]
+    d = len(design.factors)
+    options = {"seed": seed, "resamples": settings["resamples"],
+               "confidence": settings["confidence"]}
+    if design.method == "morris":
+        options["levels"] = settings["levels"]
+    results = {o: method.analyse(design, row_mean[k], **options) for k, o in enumerate(outputs)}
+    sizes = results[outputs[0]].sizes
+    per_size = d + 2 if design.method == "sobol" else d + 1
+    coords["sample_size"] = ("sample_size", sizes, {
+        "long_name": "base samples (sobol) or trajectories (morris) used"})
+    coords["evaluations"] = ("sample_size", sizes * per_size,
+                             {"long_name": "model evaluations (design rows) used"})
+    for output in outputs:
+        document["outputs"][output] = {
+            factor.name: {name: _finite(results[output].values[name][i])
+                          for name in method.indices}
+            for i, factor in enumerate(design.factors)}
+        if results[output].note:
+            notes[output] = results[output].note
+    return results
 
 
 def _finite(values: Any) -> Any:
