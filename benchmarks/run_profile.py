@@ -2,9 +2,10 @@
 
 Reads the simulate jobs' Snakemake benchmarks (``results/benchmarks/simulate/**.tsv``: wall
 and CPU time of each job) and their logs (``results/logs/simulate/**.log``: the time loop's
-own wall time, written by :func:`flocklab.stages.simulate.run_simulation`), and prints per
-study and in total: jobs, summed job wall time, summed time-loop time and their difference
-(start-up, imports, compilation-cache loads, file writing).
+own wall time, written by :func:`flocklab.stages.simulate.run_simulation`; with the job
+server also the server child's CPU time), and prints per study and in total: jobs, summed
+job wall and CPU time, summed time-loop time and the wall time outside the loop (start-up,
+imports, compilation-cache loads, file writing).
 
 Usage::
 
@@ -21,6 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 LOOP = re.compile(r"time loop ([0-9.]+) s")
+CHILD_CPU = re.compile(r"job server child: wall [0-9.]+ s, CPU ([0-9.]+) s")
 
 
 def main() -> None:
@@ -32,24 +34,28 @@ def main() -> None:
         with open(tsv) as stream:
             row = next(csv.DictReader(stream, delimiter="\t"))
         log = results / "logs" / "simulate" / relative.with_suffix(".log")
-        match = LOOP.search(log.read_text()) if log.exists() else None
+        text = log.read_text() if log.exists() else ""
+        match, child = LOOP.search(text), CHILD_CPU.search(text)
         per_study[study]["wall"].append(float(row["s"]))
-        per_study[study]["cpu"].append(float(row["cpu_time"]))
+        per_study[study]["cpu"].append(float(row["cpu_time"])
+                                       + (float(child.group(1)) if child else 0.0))
         per_study[study]["loop"].append(float(match.group(1)) if match else float("nan"))
-    lines = ["| study | jobs | job wall (s) | time loops (s) | outside the loop (s) | "
-             "median per job outside (s) |", "|---|---|---|---|---|---|"]
+    lines = ["| study | jobs | job wall (s) | job CPU (s) | time loops (s) | "
+             "outside the loop (s) | median per job outside (s) |",
+             "|---|---|---|---|---|---|---|"]
     total = defaultdict(list)
     for study, data in sorted(per_study.items()):
         outside = [w - k for w, k in zip(data["wall"], data["loop"], strict=True)]
         lines.append(f"| {study} | {len(data['wall'])} | {sum(data['wall']):.0f} | "
-                     f"{sum(data['loop']):.0f} | {sum(outside):.0f} | "
+                     f"{sum(data['cpu']):.0f} | {sum(data['loop']):.0f} | {sum(outside):.0f} | "
                      f"{statistics.median(outside):.2f} |")
-        for key in ("wall", "loop"):
+        for key in ("wall", "cpu", "loop"):
             total[key] += data[key]
         total["outside"] += outside
     if total["wall"]:
         lines.append(f"| **all** | {len(total['wall'])} | {sum(total['wall']):.0f} | "
-                     f"{sum(total['loop']):.0f} | {sum(total['outside']):.0f} | "
+                     f"{sum(total['cpu']):.0f} | {sum(total['loop']):.0f} | "
+                     f"{sum(total['outside']):.0f} | "
                      f"{statistics.median(total['outside']):.2f} |")
     print("\n".join(lines))
 
