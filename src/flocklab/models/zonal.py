@@ -63,6 +63,15 @@ FOOD_SCHEMA = {
     "type": ["object", "null"], "required": ["position"], "additionalProperties": False,
     "properties": {"position": _VECTOR},
 }
+SCHEDULE_SCHEMA = {
+    "description": "couzin2002 zone widths over time: entries {time, delta_o, delta_a} at "
+                   "increasing times; from each time on its widths apply (the state goes on)",
+    "type": "array",
+    "items": {"type": "object", "required": ["time"], "additionalProperties": False,
+              "properties": {"time": {"type": "number", "exclusiveMinimum": 0},
+                             "delta_o": {"type": "number", "minimum": 0},
+                             "delta_a": {"type": "number", "minimum": 0}}},
+}
 SYMBOLS = {"N": "N", "r_r": "r_r", "delta_o": r"\Delta r_o", "delta_a": r"\Delta r_a",
            "noise": r"\sigma", "turning_rate": r"\theta", "field_of_view": r"\alpha_{fov}",
            "omega": r"\omega", "informed_fraction": "p", "alpha": r"\alpha", "rho": r"\rho",
@@ -82,7 +91,9 @@ def _declared_parameters() -> tuple[ParameterSpec, ...]:
             ParameterSpec("subgroups", "json", [], "informed subgroups with their own "
                           "preferred direction", schema=SUBGROUP_SCHEMA),
             ParameterSpec("food", "json", None, "food point known to informed agents",
-                          schema=FOOD_SCHEMA))
+                          schema=FOOD_SCHEMA),
+            ParameterSpec("schedule", "json", [], "zone widths changed during the run "
+                          "(collective memory)", schema=SCHEDULE_SCHEMA))
 
 
 class Zonal(Model):
@@ -116,6 +127,12 @@ class Zonal(Model):
         Observable("gyration_radius", "radius of gyration", "length", symbol="R_g"),
         Observable("elongation", "extent along the mean heading over extent across", "1",
                    symbol="E"),
+        Observable("groups", "number of groups (connected within the interaction range)",
+                   "1", symbol="n_g"),
+        Observable("orientation_width", "width of the zone of orientation in force "
+                   "(couzin2002; changes with a schedule)", "length", symbol=r"\Delta r_o"),
+        Observable("attraction_width", "width of the zone of attraction in force "
+                   "(couzin2002; changes with a schedule)", "length", symbol=r"\Delta r_a"),
     )
     primary_observable = "polarisation"
     size_parameter = "N"
@@ -139,6 +156,11 @@ class Zonal(Model):
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
         Metric("fragmented_share", "share of recorded times after burn-in with more than "
                                    "one group", "1"),
+        Metric("memory_gap_p", "schedule: max over widths met on both branches of P "
+                               "decreasing minus P increasing (second half of each stage)", "1"),
+        Metric("memory_gap_m", "schedule: max of m increasing minus m decreasing", "1"),
+        Metric("memory_hysteresis", "schedule: 1 if the state differs between the branches "
+                                    "at some width, else 0", "1"),
     )
 
     # ----------------------------------------------------------------- parameters
@@ -153,7 +175,11 @@ class Zonal(Model):
         """No agent or predator may move more than the repulsion radius per step."""
         from flocklab.zonal.params import check_step_length, resolve
 
-        check_step_length(resolve(params, check_step=False), grid.dt)
+        from flocklab.zonal.params import schedule_steps
+
+        resolved = resolve(params, check_step=False)
+        check_step_length(resolved, grid.dt)
+        schedule_steps(resolved["schedule"], grid.dt, grid.steps)
 
     # ----------------------------------------------------------------- hooks
 
@@ -174,11 +200,25 @@ class Zonal(Model):
         }
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
+        """``k`` steps from ``first_step``; with a ``schedule``, the zone widths in force for
+        each step are set from the step number (so a resumed run sets them too)."""
+        from flocklab.zonal.params import schedule_steps, zone_widths
+
         sim = state["_sim"]
         if sim.p["dt"] != state["_dt"]:
             sim.set_time_step(state["_dt"])
         sim.step_count = first_step  # the noise counters follow the global step
-        sim.advance(k)
+        if not params.get("schedule"):
+            sim.advance(k)
+            return
+        changes = schedule_steps(params["schedule"], state["_dt"])
+        step, end = first_step, first_step + k
+        while step < end:
+            sim.set_zone_widths(*zone_widths(params, changes, step))
+            later = changes[changes > step]
+            upto = min(end, int(later[0])) if later.size else end
+            sim.advance(upto - step)
+            step = upto
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         from flocklab.zonal import metrics
@@ -199,6 +239,8 @@ class Zonal(Model):
             "nearest_neighbour": metrics.nearest_neighbour_distance(pos, sim.p["box"]),
             "gyration_radius": metrics.radius_of_gyration(pos),
             "elongation": metrics.elongation(pos, head),
+            "groups": float(largest.n_groups),
+            "orientation_width": sim.p["delta_o"], "attraction_width": sim.p["delta_a"],
         }
 
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -268,7 +310,27 @@ class Zonal(Model):
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
         }
         out["accuracy"], out["accuracy_cos"] = self._accuracy(run, after)
+        out.update(self._memory(run))
         return out
+
+    @staticmethod
+    def _memory(run: xr.Dataset) -> dict[str, float]:
+        """Hysteresis metrics of a zone-width schedule (NaN without one)."""
+        from flocklab.zonal import metrics
+
+        schedule = json.loads(run.attrs.get("parameters", "{}")).get("schedule") or []
+        names = ("memory_gap_p", "memory_gap_m", "memory_hysteresis")
+        if not schedule:
+            return dict.fromkeys(names, math.nan)
+        starts = [0.0, *(float(entry["time"]) for entry in schedule)]
+        stages = metrics.stage_averages(run["time"].values, {
+            name: run[name].values for name in ("polarisation", "milling",
+                                                 "orientation_width")}, starts)
+        result = metrics.hysteresis([s["orientation_width"] for s in stages],
+                                    [s["polarisation"] for s in stages],
+                                    [s["milling"] for s in stages])
+        return dict(zip(names, (result["gap_p"], result["gap_m"], result["hysteresis"]),
+                        strict=True))
 
     @staticmethod
     def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float]:

@@ -76,7 +76,7 @@ SPECS: tuple[ParameterSpec, ...] = (
                                                                               "aligned")),
 )
 STRUCTURED_DEFAULTS: dict[str, Any] = {"predators": [], "obstacles": [], "subgroups": [],
-                                       "food": None}
+                                       "food": None, "schedule": []}
 PREDATOR_DEFAULTS: dict[str, Any] = {
     "speed": 8.0, "stalk_speed": 1.0, "detection_range": 8.0, "capture_radius": 0.5,
     "c1": 0.5, "c2": 2.0, "w_d": 1.0, "w_v": 1.0, "target": "nearest",
@@ -214,6 +214,60 @@ def check_food(value: Any, dim: int) -> np.ndarray | None:
     return out
 
 
+def check_schedule(value: Any, rule: str) -> list[dict[str, float]]:
+    """Zone-width schedule: entries ``{time, delta_o?, delta_a?}`` at strictly increasing
+    times > 0 (couzin2002 only); from ``time`` on the given widths apply."""
+    out = []
+    entries = _list("schedule", value)
+    if entries and rule != "couzin2002":
+        raise ParameterError("schedule", f"parameter 'schedule' changes the couzin2002 zone "
+                                         f"widths; rule is {rule!r}")
+    previous = 0.0
+    for k, raw in enumerate(entries):
+        key = f"schedule[{k}]"
+        raw = _mapping(key, raw, ("time", "delta_o", "delta_a"))
+        if "time" not in raw or not {"delta_o", "delta_a"} & set(raw):
+            raise ParameterError(key, f"parameter '{key}' needs 'time' and at least one of "
+                                      f"'delta_o', 'delta_a'")
+        entry = {"time": _number(f"{key}.time", raw["time"], previous, low_open=True)}
+        for name in ("delta_o", "delta_a"):
+            if name in raw:
+                entry[name] = _number(f"{key}.{name}", raw[name], 0.0)
+        previous = entry["time"]
+        out.append(entry)
+    return out
+
+
+def schedule_steps(schedule: Sequence[Mapping[str, float]], dt: float,
+                   steps: int | None = None) -> np.ndarray:
+    """Step at which each schedule entry applies (checked: whole steps of ``dt`` and, when
+    ``steps`` is given, before the end of the run)."""
+    out = np.empty(len(schedule), dtype=np.int64)
+    for k, entry in enumerate(schedule):
+        ratio = entry["time"] / dt
+        out[k] = round(ratio)
+        if abs(ratio - out[k]) > 1e-9 * max(1.0, ratio):
+            raise ParameterError(f"schedule[{k}].time", f"parameter 'schedule[{k}].time' = "
+                                 f"{entry['time']!r} is not a whole number of steps dt = {dt!r}")
+        if steps is not None and out[k] >= steps:
+            raise ParameterError(f"schedule[{k}].time", f"parameter 'schedule[{k}].time' = "
+                                 f"{entry['time']!r} is not before the end of the run "
+                                 f"({steps * dt:g})")
+    return out
+
+
+def zone_widths(p: Mapping[str, Any], change_steps: np.ndarray, step: int
+                ) -> tuple[float, float]:
+    """``(delta_o, delta_a)`` in force for the step from ``step`` to ``step + 1``."""
+    delta_o, delta_a = p["delta_o"], p["delta_a"]
+    for entry, start in zip(p["schedule"], change_steps, strict=True):
+        if start > step:
+            break
+        delta_o = entry.get("delta_o", delta_o)
+        delta_a = entry.get("delta_a", delta_a)
+    return delta_o, delta_a
+
+
 def max_prey_speed(p: Mapping[str, Any]) -> float:
     """Largest speed a prey can have: cruising, or limit speed while fleeing."""
     fastest = p["speed"]
@@ -291,7 +345,7 @@ def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]
     ----------
     given : mapping
         Any subset of the scalar names in :data:`SPECS` and of ``predators``, ``obstacles``,
-        ``subgroups``, ``food``.
+        ``subgroups``, ``food``, ``schedule``.
     check_step : bool
         Check the step length against ``dt`` (a driver that owns ``dt`` checks it later).
 
@@ -299,7 +353,8 @@ def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]
     -------
     dict
         Scalars as declared; ``predators`` a list of dicts, ``obstacles`` an array (K, 6),
-        ``subgroups`` a list of (fraction, unit direction), ``food`` a (3,) array or None.
+        ``subgroups`` a list of (fraction, unit direction), ``food`` a (3,) array or None,
+        ``schedule`` a list of ``{time, delta_o?, delta_a?}``.
     """
     scalars = {k: v for k, v in given.items() if k not in STRUCTURED_DEFAULTS}
     p = resolve_parameters(SPECS, scalars)
@@ -308,5 +363,6 @@ def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]
     p["obstacles"] = check_obstacles(given.get("obstacles", []) or [], dim)
     p["subgroups"] = check_subgroups(given.get("subgroups", []) or [], dim)
     p["food"] = check_food(given.get("food"), dim)
+    p["schedule"] = check_schedule(given.get("schedule", []) or [], p["rule"])
     check_consistency(p, check_step)
     return p
