@@ -32,7 +32,8 @@ _VECTOR = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItem
 PREDATOR_SCHEMA = {
     "description": "list of predators: position (required), speed, stalk_speed, "
                    "detection_range, capture_radius, c1, c2, w_d, w_v, target "
-                   "(nearest|optimal), max_attack_time, rest_time",
+                   "(nearest|optimal), max_attack_time, rest_time; target, w_d and w_v "
+                   "default to the scalars predator_target, predator_w_d, predator_w_v",
     "type": "array",
     "items": {"type": "object", "required": ["position"], "additionalProperties": False,
               "properties": {"position": _VECTOR,
@@ -43,7 +44,7 @@ PREDATOR_SCHEMA = {
 }
 OBSTACLE_SCHEMA = {
     "description": "list of circles (2-D) / spheres (3-D): centre, radius, influence R > "
-                   "radius (default 2 radius), k (default 5)",
+                   "radius (default 2 radius), k (default: the scalar obstacle_k)",
     "type": "array",
     "items": {"type": "object", "required": ["centre", "radius"], "additionalProperties": False,
               "properties": {"centre": _VECTOR, "radius": {"type": "number", "exclusiveMinimum": 0},
@@ -75,7 +76,7 @@ SCHEDULE_SCHEMA = {
 SYMBOLS = {"N": "N", "r_r": "r_r", "delta_o": r"\Delta r_o", "delta_a": r"\Delta r_a",
            "noise": r"\sigma", "turning_rate": r"\theta", "field_of_view": r"\alpha_{fov}",
            "omega": r"\omega", "informed_fraction": "p", "alpha": r"\alpha", "rho": r"\rho",
-           "speed": "s"}
+           "speed": "s", "predator_w_v": "w_v", "predator_w_d": "w_d", "obstacle_k": "k"}
 
 
 def _declared_parameters() -> tuple[ParameterSpec, ...]:
@@ -152,8 +153,11 @@ class Zonal(Model):
         Metric("first_capture_time", "time of the first capture (NaN: none)", "s"),
         Metric("hull_share", "share of captured prey on the convex hull when the attack "
                              "began", "1"),
-        Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi", "1"),
+        Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi, g the "
+                           "preferred_angle direction (informed agents or not)", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
+        Metric("travel_angle", "group heading: angle of the centroid displacement after "
+                               "burn-in from the x axis, in the xy plane", "deg"),
         Metric("fragmented_share", "share of recorded times after burn-in with more than "
                                    "one group", "1"),
         Metric("memory_gap_p", "schedule: max over widths met on both branches of P "
@@ -173,9 +177,7 @@ class Zonal(Model):
 
     def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
         """No agent or predator may move more than the repulsion radius per step."""
-        from flocklab.zonal.params import check_step_length, resolve
-
-        from flocklab.zonal.params import schedule_steps
+        from flocklab.zonal.params import check_step_length, resolve, schedule_steps
 
         resolved = resolve(params, check_step=False)
         check_step_length(resolved, grid.dt)
@@ -309,7 +311,7 @@ class Zonal(Model):
             "hull_share": metrics.hull_share(on_hull),
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
         }
-        out["accuracy"], out["accuracy_cos"] = self._accuracy(run, after)
+        out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(run, after)
         out.update(self._memory(run))
         return out
 
@@ -333,21 +335,26 @@ class Zonal(Model):
                         strict=True))
 
     @staticmethod
-    def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float]:
+    def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float, float]:
+        """Accuracy (both definitions) and travel angle of the centroid's displacement after
+        burn-in, toward g = the ``preferred_angle`` direction whether or not any agent is
+        informed (with none, the uninformed baseline: 1/2 and 0 on average for an unbiased
+        group). NaN only when the centroid did not move or fewer than two records remain."""
         from flocklab.zonal import metrics
 
         attrs = run.attrs
         dim = int(attrs["dim"])
         names = ("centroid_x", "centroid_y", "centroid_z")[:dim]
         centroid = np.array([run[name].values[after] for name in names]).T
-        if centroid.shape[0] < 2 or float(attrs.get("informed_fraction", 0.0)) <= 0.0:
-            return math.nan, math.nan
+        if centroid.shape[0] < 2:
+            return math.nan, math.nan, math.nan
         angle = math.radians(float(attrs.get("preferred_angle", 0.0)))
         g = np.array([math.cos(angle), math.sin(angle), 0.0])[:dim]
         displacement = centroid[-1] - centroid[0]
-        if not np.any(displacement):
-            return math.nan, math.nan
-        return metrics.accuracy(displacement[None, :], g)
+        if not np.all(np.isfinite(displacement)) or not np.any(displacement):
+            return math.nan, math.nan, math.nan
+        travel = math.degrees(math.atan2(displacement[1], displacement[0]))
+        return (*metrics.accuracy(displacement[None, :], g), travel)
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """About 40 words per agent of state and work space plus an estimated 60 neighbour

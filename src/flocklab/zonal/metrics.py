@@ -29,6 +29,7 @@ I. D. Couzin et al., J. Theor. Biol. 218, 1-11 (2002); Nature 433, 513-516 (2005
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -235,7 +236,7 @@ def stage_averages(time: np.ndarray, series: Mapping[str, np.ndarray],
     """
     edges = [*stage_starts, float(time[-1])]
     out = []
-    for start, end in zip(edges[:-1], edges[1:], strict=True):
+    for start, end in itertools.pairwise(edges):
         keep = (time > 0.5 * (start + end)) & (time <= end)
         out.append({name: float(np.mean(values[keep])) if keep.any() else math.nan
                     for name, values in series.items()})
