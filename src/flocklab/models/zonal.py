@@ -112,10 +112,9 @@ class Zonal(Model):
     default_dt = 0.1
     parameters = _declared_parameters()
     observables = (
-        Observable("polarisation", "polarisation of the largest group |sum e_i|/n", "1", 0.0,
-                   1.0, "P"),
-        Observable("milling", "milling (normalised angular momentum) of the largest group",
-                   "1", 0.0, 1.0, "m"),
+        Observable("polarisation", "polarisation (largest group)", "1", 0.0, 1.0, "P"),
+        Observable("milling", "milling, normalised angular momentum (largest group)", "1",
+                   0.0, 1.0, "m"),
         Observable("largest_fraction", "share of the alive agents in the largest group", "1",
                    0.0, 1.0, "n_{max}/n"),
         Observable("alive_fraction", "share of the agents not captured", "1", 0.0, 1.0,
@@ -130,10 +129,10 @@ class Zonal(Model):
                    symbol="E"),
         Observable("groups", "number of groups (connected within the interaction range)",
                    "1", symbol="n_g"),
-        Observable("orientation_width", "width of the zone of orientation in force "
-                   "(couzin2002; changes with a schedule)", "length", symbol=r"\Delta r_o"),
-        Observable("attraction_width", "width of the zone of attraction in force "
-                   "(couzin2002; changes with a schedule)", "length", symbol=r"\Delta r_a"),
+        Observable("orientation_width", "orientation width in force", "length",
+                   symbol=r"\Delta r_o"),
+        Observable("attraction_width", "attraction width in force", "length",
+                   symbol=r"\Delta r_a"),
     )
     primary_observable = "polarisation"
     size_parameter = "N"
