@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import xarray as xr
 
 import flocklab
 from flocklab.models.base import get_model, register
@@ -94,5 +95,21 @@ def test_informed_majority_steers_the_group_toward_g():
                            preferred_angle=60.0, omega=0.5, speed=1.0, turning_rate=114.6,
                            noise=0.01, start_radius=4.0, field_of_view=360.0,
                            t_end=100.0, dt=0.2, record_every=1.0, seed=3)
-    accuracy, accuracy_cos = Zonal._accuracy(ds, ds["time"].values >= 50.0)
+    accuracy, accuracy_cos, travel = Zonal._accuracy(ds, ds["time"].values >= 50.0)
     assert accuracy > 0.9 and accuracy_cos > math.cos(math.radians(18.0))
+    assert abs(travel - 60.0) < 18.0
+
+
+def test_accuracy_is_measured_toward_g_also_without_informed_agents():
+    """g is the preferred_angle direction whether or not anybody knows it, so an uninformed
+    group has a measurable baseline: travel at 45 deg to g gives 1 - 1/4 and cos 45 deg."""
+    ds = xr.Dataset({"centroid_x": ("time", [0.0, 1.0, 2.0]),
+                     "centroid_y": ("time", [5.0, 6.0, 7.0]),
+                     "centroid_z": ("time", [0.0, 0.0, 0.0])},
+                    coords={"time": [0.0, 1.0, 2.0]},
+                    attrs={"dim": 2, "preferred_angle": 0.0, "informed_fraction": 0.0})
+    accuracy, accuracy_cos, travel = Zonal._accuracy(ds, np.ones(3, bool))
+    assert accuracy == pytest.approx(0.75) and accuracy_cos == pytest.approx(math.sqrt(0.5))
+    assert travel == pytest.approx(45.0)
+    still = ds.assign(centroid_x=("time", [1.0, 1.0, 1.0]), centroid_y=("time", [0.0] * 3))
+    assert all(math.isnan(v) for v in Zonal._accuracy(still, np.ones(3, bool)))

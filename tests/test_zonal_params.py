@@ -71,3 +71,24 @@ def test_good_input_resolves_with_defaults_and_structured_values():
 def test_the_engine_validates_before_building_anything():
     with pytest.raises(ParameterError, match="'dt'"):
         ZonalSimulation({"dt": 1.0}, seed=0)
+
+
+def test_predator_and_obstacle_scalars_are_the_defaults_of_the_structured_values():
+    p = resolve({"predator_target": "optimal", "predator_w_v": 2.0, "obstacle_k": 0.5,
+                 "predators": [PRED, {**PRED, "target": "nearest", "w_v": 0.0}],
+                 "obstacles": [{"centre": [30.0, 0.0, 0.0], "radius": 2.0},
+                               {"centre": [-30.0, 9.0, 0.0], "radius": 2.0, "k": 3.0}]})
+    assert [(q["target"], q["w_d"], q["w_v"]) for q in p["predators"]] == [
+        ("optimal", 1.0, 2.0), ("nearest", 1.0, 0.0)]
+    assert p["obstacles"][:, 5].tolist() == [0.5, 3.0]
+
+
+@pytest.mark.parametrize(("params", "key"), [
+    ({"predator_target": "fastest"}, "predator_target"),
+    ({"predator_w_v": -1.0}, "predator_w_v"),
+    ({"obstacle_k": -0.1}, "obstacle_k"),
+])
+def test_bad_predator_and_obstacle_scalars_name_the_key(params, key):
+    with pytest.raises(ParameterError) as info:
+        resolve(params)
+    assert info.value.name == key

@@ -1,4 +1,4 @@
-"""The zonal model through the Snakemake pipeline (config/zonal_test.yaml, 9 short runs).
+"""The zonal model through the Snakemake pipeline (config/zonal_test.yaml, 10 short runs).
 
 Checks that every figure kind the zonal default studies use is drawn, that the oat claim gets
 a verdict, and that the physics survives the plumbing: the swarm, torus and parallel states
@@ -60,7 +60,8 @@ def finished(tmp_path_factory):
 
 def test_every_figure_and_the_claim_verdict(finished):
     figures = finished / "figures"
-    for name in ("states_polarisation", "states_milling", "hunt_oat", "scene_snapshots"):
+    for name in ("states_polarisation", "states_milling", "memory_series", "hunt_oat",
+                 "scene_snapshots"):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
     assert (figures / "scene_animation.gif").read_bytes()[:3] == b"GIF"
     analysis = json.loads((finished / "hunt" / "sensitivity.json").read_text())
@@ -105,3 +106,15 @@ def test_captures_agree_with_the_surviving_share(finished):
             caught = int(np.isfinite(run["capture_time"].values).sum())
             assert caught == round(30 * (1.0 - float(run["alive_fraction"].values[-1])))
     assert survivors.notnull().all()
+
+
+def test_the_schedule_runs_in_the_pipeline(finished):
+    """One run carries the widths 0 -> 2 -> 0 (recorded as they were in force); the
+    hysteresis metrics are numbers (width 0 is met on both branches)."""
+    with xr.open_dataset(finished / "memory" / "summary.nc") as summary:
+        for name in ("memory_gap_p", "memory_gap_m", "memory_hysteresis"):
+            assert np.isfinite(summary[name].values).all(), name
+    runs = sorted((finished / "memory" / "runs").glob("*/rep*.nc"))
+    with xr.open_dataset(runs[0]) as run:
+        widths = run["orientation_width"].values
+    assert widths.tolist() == [0.0] * 11 + [2.0] * 10 + [0.0] * 10

@@ -159,3 +159,24 @@ def test_a_hunt_in_three_dimensions():
     assert captured.sum() >= 1
     assert np.all(np.isin(sim.capture_on_hull[captured], [0, 1]))
     assert np.all(np.isfinite(sim.pos)) and np.all(np.isfinite(sim.ppos))
+
+
+def test_optimal_rule_with_no_speed_weight_is_the_nearest_rule_bit_for_bit():
+    """s_i = w_d r_i + w_v v_i with w_v = 0 ranks prey by distance alone, so a hunt set by
+    the sweepable scalars (predator_target, predator_w_v) must equal the nearest-rule hunt."""
+    base = {"N": 40, "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
+            "escape_speed": 5.0, "speed_spread": 0.5,
+            "predators": [{"position": [-15.0, 0.0], "speed": 9.0, "stalk_speed": 2.0,
+                           "detection_range": 6.0, "c1": 0.6, "c2": 1.5,
+                           "capture_radius": 0.8, "rest_time": 1.0}]}
+    nearest = ZonalSimulation({**base, "predator_target": "nearest"}, seed=4)
+    optimal = ZonalSimulation({**base, "predator_target": "optimal", "predator_w_v": 0.0},
+                              seed=4)
+    weighted = ZonalSimulation({**base, "predator_target": "optimal", "predator_w_v": 1.0},
+                               seed=4)
+    for sim in (nearest, optimal, weighted):
+        sim.advance(300)
+    assert (nearest.capture_step >= 0).sum() >= 1
+    assert np.array_equal(nearest.pos, optimal.pos)
+    assert np.array_equal(nearest.capture_step, optimal.capture_step)
+    assert not np.array_equal(nearest.capture_step, weighted.capture_step)

@@ -32,7 +32,8 @@ _VECTOR = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItem
 PREDATOR_SCHEMA = {
     "description": "list of predators: position (required), speed, stalk_speed, "
                    "detection_range, capture_radius, c1, c2, w_d, w_v, target "
-                   "(nearest|optimal), max_attack_time, rest_time",
+                   "(nearest|optimal), max_attack_time, rest_time; target, w_d and w_v "
+                   "default to the scalars predator_target, predator_w_d, predator_w_v",
     "type": "array",
     "items": {"type": "object", "required": ["position"], "additionalProperties": False,
               "properties": {"position": _VECTOR,
@@ -43,7 +44,7 @@ PREDATOR_SCHEMA = {
 }
 OBSTACLE_SCHEMA = {
     "description": "list of circles (2-D) / spheres (3-D): centre, radius, influence R > "
-                   "radius (default 2 radius), k (default 5)",
+                   "radius (default 2 radius), k (default: the scalar obstacle_k)",
     "type": "array",
     "items": {"type": "object", "required": ["centre", "radius"], "additionalProperties": False,
               "properties": {"centre": _VECTOR, "radius": {"type": "number", "exclusiveMinimum": 0},
@@ -63,10 +64,19 @@ FOOD_SCHEMA = {
     "type": ["object", "null"], "required": ["position"], "additionalProperties": False,
     "properties": {"position": _VECTOR},
 }
+SCHEDULE_SCHEMA = {
+    "description": "couzin2002 zone widths over time: entries {time, delta_o, delta_a} at "
+                   "increasing times; from each time on its widths apply (the state goes on)",
+    "type": "array",
+    "items": {"type": "object", "required": ["time"], "additionalProperties": False,
+              "properties": {"time": {"type": "number", "exclusiveMinimum": 0},
+                             "delta_o": {"type": "number", "minimum": 0},
+                             "delta_a": {"type": "number", "minimum": 0}}},
+}
 SYMBOLS = {"N": "N", "r_r": "r_r", "delta_o": r"\Delta r_o", "delta_a": r"\Delta r_a",
            "noise": r"\sigma", "turning_rate": r"\theta", "field_of_view": r"\alpha_{fov}",
            "omega": r"\omega", "informed_fraction": "p", "alpha": r"\alpha", "rho": r"\rho",
-           "speed": "s"}
+           "speed": "s", "predator_w_v": "w_v", "predator_w_d": "w_d", "obstacle_k": "k"}
 
 
 def _declared_parameters() -> tuple[ParameterSpec, ...]:
@@ -82,7 +92,9 @@ def _declared_parameters() -> tuple[ParameterSpec, ...]:
             ParameterSpec("subgroups", "json", [], "informed subgroups with their own "
                           "preferred direction", schema=SUBGROUP_SCHEMA),
             ParameterSpec("food", "json", None, "food point known to informed agents",
-                          schema=FOOD_SCHEMA))
+                          schema=FOOD_SCHEMA),
+            ParameterSpec("schedule", "json", [], "zone widths changed during the run "
+                          "(collective memory)", schema=SCHEDULE_SCHEMA))
 
 
 class Zonal(Model):
@@ -100,10 +112,9 @@ class Zonal(Model):
     default_dt = 0.1
     parameters = _declared_parameters()
     observables = (
-        Observable("polarisation", "polarisation of the largest group |sum e_i|/n", "1", 0.0,
-                   1.0, "P"),
-        Observable("milling", "milling (normalised angular momentum) of the largest group",
-                   "1", 0.0, 1.0, "m"),
+        Observable("polarisation", "polarisation (largest group)", "1", 0.0, 1.0, "P"),
+        Observable("milling", "milling, normalised angular momentum (largest group)", "1",
+                   0.0, 1.0, "m"),
         Observable("largest_fraction", "share of the alive agents in the largest group", "1",
                    0.0, 1.0, "n_{max}/n"),
         Observable("alive_fraction", "share of the agents not captured", "1", 0.0, 1.0,
@@ -116,6 +127,12 @@ class Zonal(Model):
         Observable("gyration_radius", "radius of gyration", "length", symbol="R_g"),
         Observable("elongation", "extent along the mean heading over extent across", "1",
                    symbol="E"),
+        Observable("groups", "number of groups (connected within the interaction range)",
+                   "1", symbol="n_g"),
+        Observable("orientation_width", "orientation width in force", "length",
+                   symbol=r"\Delta r_o"),
+        Observable("attraction_width", "attraction width in force", "length",
+                   symbol=r"\Delta r_a"),
     )
     primary_observable = "polarisation"
     size_parameter = "N"
@@ -135,10 +152,18 @@ class Zonal(Model):
         Metric("first_capture_time", "time of the first capture (NaN: none)", "s"),
         Metric("hull_share", "share of captured prey on the convex hull when the attack "
                              "began", "1"),
-        Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi", "1"),
+        Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi, g the "
+                           "preferred_angle direction (informed agents or not)", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
+        Metric("travel_angle", "group heading: angle of the centroid displacement after "
+                               "burn-in from the x axis, in the xy plane", "deg"),
         Metric("fragmented_share", "share of recorded times after burn-in with more than "
                                    "one group", "1"),
+        Metric("memory_gap_p", "schedule: max over widths met on both branches of P "
+                               "decreasing minus P increasing (second half of each stage)", "1"),
+        Metric("memory_gap_m", "schedule: max of m increasing minus m decreasing", "1"),
+        Metric("memory_hysteresis", "schedule: 1 if the state differs between the branches "
+                                    "at some width, else 0", "1"),
     )
 
     # ----------------------------------------------------------------- parameters
@@ -151,9 +176,11 @@ class Zonal(Model):
 
     def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
         """No agent or predator may move more than the repulsion radius per step."""
-        from flocklab.zonal.params import check_step_length, resolve
+        from flocklab.zonal.params import check_step_length, resolve, schedule_steps
 
-        check_step_length(resolve(params, check_step=False), grid.dt)
+        resolved = resolve(params, check_step=False)
+        check_step_length(resolved, grid.dt)
+        schedule_steps(resolved["schedule"], grid.dt, grid.steps)
 
     # ----------------------------------------------------------------- hooks
 
@@ -174,11 +201,25 @@ class Zonal(Model):
         }
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
+        """``k`` steps from ``first_step``; with a ``schedule``, the zone widths in force for
+        each step are set from the step number (so a resumed run sets them too)."""
+        from flocklab.zonal.params import schedule_steps, zone_widths
+
         sim = state["_sim"]
         if sim.p["dt"] != state["_dt"]:
             sim.set_time_step(state["_dt"])
         sim.step_count = first_step  # the noise counters follow the global step
-        sim.advance(k)
+        if not params.get("schedule"):
+            sim.advance(k)
+            return
+        changes = schedule_steps(params["schedule"], state["_dt"])
+        step, end = first_step, first_step + k
+        while step < end:
+            sim.set_zone_widths(*zone_widths(params, changes, step))
+            later = changes[changes > step]
+            upto = min(end, int(later[0])) if later.size else end
+            sim.advance(upto - step)
+            step = upto
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         from flocklab.zonal import metrics
@@ -199,6 +240,8 @@ class Zonal(Model):
             "nearest_neighbour": metrics.nearest_neighbour_distance(pos, sim.p["box"]),
             "gyration_radius": metrics.radius_of_gyration(pos),
             "elongation": metrics.elongation(pos, head),
+            "groups": float(largest.n_groups),
+            "orientation_width": sim.p["delta_o"], "attraction_width": sim.p["delta_a"],
         }
 
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -267,25 +310,50 @@ class Zonal(Model):
             "hull_share": metrics.hull_share(on_hull),
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
         }
-        out["accuracy"], out["accuracy_cos"] = self._accuracy(run, after)
+        out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(run, after)
+        out.update(self._memory(run))
         return out
 
     @staticmethod
-    def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float]:
+    def _memory(run: xr.Dataset) -> dict[str, float]:
+        """Hysteresis metrics of a zone-width schedule (NaN without one)."""
+        from flocklab.zonal import metrics
+
+        schedule = json.loads(run.attrs.get("parameters", "{}")).get("schedule") or []
+        names = ("memory_gap_p", "memory_gap_m", "memory_hysteresis")
+        if not schedule:
+            return dict.fromkeys(names, math.nan)
+        starts = [0.0, *(float(entry["time"]) for entry in schedule)]
+        stages = metrics.stage_averages(run["time"].values, {
+            name: run[name].values for name in ("polarisation", "milling",
+                                                 "orientation_width")}, starts)
+        result = metrics.hysteresis([s["orientation_width"] for s in stages],
+                                    [s["polarisation"] for s in stages],
+                                    [s["milling"] for s in stages])
+        return dict(zip(names, (result["gap_p"], result["gap_m"], result["hysteresis"]),
+                        strict=True))
+
+    @staticmethod
+    def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float, float]:
+        """Accuracy (both definitions) and travel angle of the centroid's displacement after
+        burn-in, toward g = the ``preferred_angle`` direction whether or not any agent is
+        informed (with none, the uninformed baseline: 1/2 and 0 on average for an unbiased
+        group). NaN only when the centroid did not move or fewer than two records remain."""
         from flocklab.zonal import metrics
 
         attrs = run.attrs
         dim = int(attrs["dim"])
         names = ("centroid_x", "centroid_y", "centroid_z")[:dim]
         centroid = np.array([run[name].values[after] for name in names]).T
-        if centroid.shape[0] < 2 or float(attrs.get("informed_fraction", 0.0)) <= 0.0:
-            return math.nan, math.nan
+        if centroid.shape[0] < 2:
+            return math.nan, math.nan, math.nan
         angle = math.radians(float(attrs.get("preferred_angle", 0.0)))
         g = np.array([math.cos(angle), math.sin(angle), 0.0])[:dim]
         displacement = centroid[-1] - centroid[0]
-        if not np.any(displacement):
-            return math.nan, math.nan
-        return metrics.accuracy(displacement[None, :], g)
+        if not np.all(np.isfinite(displacement)) or not np.any(displacement):
+            return math.nan, math.nan, math.nan
+        travel = math.degrees(math.atan2(displacement[1], displacement[0]))
+        return (*metrics.accuracy(displacement[None, :], g), travel)
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """About 40 words per agent of state and work space plus an estimated 60 neighbour

@@ -195,6 +195,15 @@ class ZonalSimulation:
         self.steer_params[2] = math.radians(self.p["turning_rate"]) * dt
         self.steer_params[3] = dt
 
+    def set_zone_widths(self, delta_o: float, delta_a: float) -> None:
+        """Use the couzin2002 zone widths ``delta_o``, ``delta_a`` from now on (the
+        neighbour range follows); the state is kept, so a run continues from it."""
+        p = self.p
+        p["delta_o"], p["delta_a"] = float(delta_o), float(delta_a)
+        r_o = p["r_r"] + p["delta_o"]
+        self.rule_params[1:3] = [r_o, r_o + p["delta_a"]]
+        self.grid.radius = interaction_range(p)
+
     # ------------------------------------------------------------------ time loop
     def advance(self, steps: int) -> None:
         """Run ``steps`` synchronous steps in place."""

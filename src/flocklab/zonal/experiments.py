@@ -22,22 +22,12 @@ import numpy as np
 
 from flocklab.zonal import metrics
 from flocklab.zonal.engine import ZonalSimulation
-from flocklab.zonal.params import interaction_range
 
 COUZIN_2002 = {"rule": "couzin2002", "N": 100, "dim": 3, "r_r": 1.0, "field_of_view": 270.0,
                "turning_rate": 40.0, "speed": 3.0, "noise": 0.05, "dt": 0.1}
 COUZIN_2005 = {"rule": "couzin2005", "dim": 2, "alpha": 1.0, "rho": 6.0, "speed": 1.0,
                "turning_rate": math.degrees(2.0), "noise": 0.01, "dt": 0.2, "omega": 0.5,
                "field_of_view": 360.0}
-
-
-def set_zones(sim: ZonalSimulation, delta_o: float, delta_a: float) -> None:
-    """Change the couzin2002 zone widths of a running simulation (neighbour range too)."""
-    p = sim.p
-    p["delta_o"], p["delta_a"] = delta_o, delta_a
-    r_o = p["r_r"] + delta_o
-    sim.rule_params[1:3] = [r_o, r_o + delta_a]
-    sim.grid.radius = interaction_range(p)
 
 
 def _average_order(sim: ZonalSimulation, steps: int, every: int) -> tuple[float, float]:
@@ -68,7 +58,7 @@ def collective_memory(delta_os: Sequence[float], delta_a: float, seed: int,
     for branch, values in (("up", delta_os), ("down", delta_os[::-1])):
         results = []
         for delta_o in values:
-            set_zones(sim, float(delta_o), delta_a)
+            sim.set_zone_widths(float(delta_o), delta_a)
             sim.advance(steps // 2)
             results.append(_average_order(sim, steps - steps // 2, 10))
         if branch == "down":

@@ -7,6 +7,8 @@ keeps it 0, so one code path serves both dimensions.
   ``max_angle`` in the plane spanned by the two (Couzin et al. 2002: "if the angle between
   :math:`v_i(t)` and :math:`d_i(t+\tau)` is less than :math:`\theta\tau` the individual takes the
   desired direction, otherwise it rotates :math:`\theta\tau` toward it").
+* :func:`rotate_in_plane` — ``cos(a) e + sin(a) w`` renormalised, the rotation both of the
+  next two end with.
 * :func:`rotate_noise` — rotate a unit vector by the angle :math:`\psi \sim N(0, \sigma^2)`
   about an axis perpendicular to it. In 2-D the axis is ``z`` (the sign of :math:`\psi` gives
   the sense). In 3-D the axis is :math:`\cos\phi\,\mathbf{a} + \sin\phi\,\mathbf{b}` with
@@ -75,6 +77,28 @@ def perpendicular(dx, dy, dz, dim):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
+def unit(x, y, z):  # pragma: no cover
+    """(x, y, z) divided by its length, or the zero vector when it is zero."""
+    norm = math.sqrt(x * x + y * y + z * z)
+    if norm > 0.0:
+        return x / norm, y / norm, z / norm
+    return 0.0, 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
+def rotate_in_plane(ex, ey, ez, wx, wy, wz, angle):  # pragma: no cover
+    """Unit vector cos(angle) e + sin(angle) w, renormalised: unit e rotated by ``angle`` in
+    the plane it spans with the unit vector w perpendicular to it (2-D and 3-D alike)."""
+    c = math.cos(angle)
+    s = math.sin(angle)
+    nx = c * ex + s * wx
+    ny = c * ey + s * wy
+    nz = c * ez + s * wz
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
+    return nx / norm, ny / norm, nz / norm
+
+
+@njit(cache=True, inline="always")
 def rotate_noise(dx, dy, dz, psi, phi, dim):  # pragma: no cover
     """Rotate unit d by angle psi about the perpendicular axis of azimuth phi (see module)."""
     ax, ay, az = perpendicular(dx, dy, dz, dim)
@@ -86,13 +110,7 @@ def rotate_noise(dx, dy, dz, psi, phi, dim):  # pragma: no cover
         c = math.cos(phi)
         s = math.sin(phi)
         ax, ay, az = c * ax + s * bx, c * ay + s * by, c * az + s * bz
-    c = math.cos(psi)
-    s = math.sin(psi)
-    nx = c * dx + s * ax
-    ny = c * dy + s * ay
-    nz = c * dz + s * az
-    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
-    return nx / norm, ny / norm, nz / norm
+    return rotate_in_plane(dx, dy, dz, ax, ay, az, psi)
 
 
 @njit(cache=True, inline="always")
@@ -116,13 +134,7 @@ def turn_toward(ex, ey, ez, dx, dy, dz, max_angle, dim):  # pragma: no cover
         wx /= norm
         wy /= norm
         wz /= norm
-    c = math.cos(max_angle)
-    s = math.sin(max_angle)
-    nx = c * ex + s * wx
-    ny = c * ey + s * wy
-    nz = c * ez + s * wz
-    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
-    return nx / norm, ny / norm, nz / norm
+    return rotate_in_plane(ex, ey, ez, wx, wy, wz, max_angle)
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,9 @@ agents to be measured (pass only the alive ones).
   both :math:`1 - \langle|\delta|\rangle/\pi` and :math:`\langle\cos\delta\rangle`;
 * predation: captures over time, time to first capture, share of captured prey that were on
   the convex hull when the attack began;
-* Voronoi "domain of danger" (Hamilton 1971) of each individual, clipped to a disc.
+* Voronoi "domain of danger" (Hamilton 1971) of each individual, clipped to a disc;
+* collective memory of a zone-width schedule: stage averages and the gap between the
+  increasing and the decreasing branch (:func:`hysteresis`).
 
 References
 ----------
@@ -27,7 +29,9 @@ I. D. Couzin et al., J. Theor. Biol. 218, 1-11 (2002); Nature 433, 513-516 (2005
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -209,3 +213,67 @@ def classify_state(p: float, m: float) -> str:
     if p < t["swarm_max"] and m < t["swarm_max"]:
         return "swarm"
     return "transitional"
+
+
+def stage_averages(time: np.ndarray, series: Mapping[str, np.ndarray],
+                   stage_starts: Sequence[float]) -> list[dict[str, float]]:
+    """Means of ``series`` over the second half of each stage of a zone-width schedule.
+
+    Parameters
+    ----------
+    time : ndarray (T,)
+        Record times; the record at ``t`` is the state after the step ending at ``t``.
+    series : mapping of name -> ndarray (T,)
+        Recorded observables.
+    stage_starts : sequence of float
+        Start times of the stages (the first is 0); the last stage ends at ``time[-1]``.
+
+    Returns
+    -------
+    list of dict
+        Per stage, the mean of each series over the records with
+        ``t_k + (t_{k+1} - t_k)/2 < t <= t_{k+1}``.
+    """
+    edges = [*stage_starts, float(time[-1])]
+    out = []
+    for start, end in itertools.pairwise(edges):
+        keep = (time > 0.5 * (start + end)) & (time <= end)
+        out.append({name: float(np.mean(values[keep])) if keep.any() else math.nan
+                    for name, values in series.items()})
+    return out
+
+
+def _coarse_state(p: float, m: float) -> str:
+    return classify_state(p, m).replace("highly ", "").replace("dynamic ", "")
+
+
+def hysteresis(widths: Sequence[float], p: Sequence[float], m: Sequence[float]
+               ) -> dict[str, float]:
+    r"""Collective memory of a zone-width schedule (Couzin et al. 2002).
+
+    A stage is on the increasing branch if its width exceeds the previous one, on the
+    decreasing branch if it is smaller, on the previous stage's branch if equal (the first
+    stage: increasing). For every width met on both branches (the last stage of each at it):
+
+    * ``gap_p`` = max over those widths of :math:`P_\downarrow - P_\uparrow`,
+    * ``gap_m`` = max of :math:`m_\uparrow - m_\downarrow`,
+    * ``hysteresis`` = 1 if at one of them the state (swarm, torus, parallel — highly and
+      dynamic parallel merged — or transitional, :func:`classify_state`) differs, else 0.
+
+    All NaN when no width is met on both branches.
+    """
+    up: dict[float, tuple[float, float]] = {}
+    down: dict[float, tuple[float, float]] = {}
+    rising, previous = True, None
+    for width, pk, mk in zip(widths, p, m, strict=True):
+        if previous is not None and width != previous:
+            rising = width > previous
+        (up if rising else down)[round(float(width), 9)] = (pk, mk)
+        previous = width
+    shared = sorted(set(up) & set(down))
+    if not shared:
+        return {"gap_p": math.nan, "gap_m": math.nan, "hysteresis": math.nan}
+    return {"gap_p": max(down[w][0] - up[w][0] for w in shared),
+            "gap_m": max(up[w][1] - down[w][1] for w in shared),
+            "hysteresis": float(any(_coarse_state(*up[w]) != _coarse_state(*down[w])
+                                    for w in shared))}

@@ -20,18 +20,17 @@ import math
 from numba import njit, prange
 
 from flocklab.random import counter_uniform
-from flocklab.zonal.geometry import TWO_PI, gaussian, min_image, noise_counter, rotate_noise
+from flocklab.zonal.geometry import (
+    TWO_PI,
+    gaussian,
+    min_image,
+    noise_counter,
+    rotate_noise,
+    unit,
+)
 from flocklab.zonal.geometry import turn_toward as _turn_toward
 
 SURFACE_MARGIN = 1e-9
-
-
-@njit(cache=True, inline="always")
-def _unit(x, y, z):  # pragma: no cover
-    norm = math.sqrt(x * x + y * y + z * z)
-    if norm > 0.0:
-        return x / norm, y / norm, z / norm
-    return 0.0, 0.0, 0.0
 
 
 @njit(cache=True, inline="always")
@@ -39,12 +38,12 @@ def _informed(i, dx, dy, dz, pos, omega, goal, seeks_food, food, box):  # pragma
     if omega[i] <= 0.0:
         return dx, dy, dz
     if seeks_food[i]:
-        gx, gy, gz = _unit(min_image(food[0] - pos[i, 0], box),
+        gx, gy, gz = unit(min_image(food[0] - pos[i, 0], box),
                            min_image(food[1] - pos[i, 1], box),
                            min_image(food[2] - pos[i, 2], box))
     else:
         gx, gy, gz = goal[i, 0], goal[i, 1], goal[i, 2]
-    return _unit(dx + omega[i] * gx, dy + omega[i] * gy, dz + omega[i] * gz)
+    return unit(dx + omega[i] * gx, dy + omega[i] * gy, dz + omega[i] * gz)
 
 
 @njit(cache=True, inline="always")
@@ -64,8 +63,8 @@ def _escape(i, dx, dy, dz, pos, pred_pos, pred_detect, k_e, k_c, box):  # pragma
             fleeing = True
     if not fleeing:
         return dx, dy, dz, False
-    fx, fy, fz = _unit(fx, fy, fz)
-    ux, uy, uz = _unit(k_e * fx + k_c * dx, k_e * fy + k_c * dy, k_e * fz + k_c * dz)
+    fx, fy, fz = unit(fx, fy, fz)
+    ux, uy, uz = unit(k_e * fx + k_c * dx, k_e * fy + k_c * dy, k_e * fz + k_c * dz)
     if ux == 0.0 and uy == 0.0 and uz == 0.0:  # evasion exactly cancels cohesion
         ux, uy, uz = fx, fy, fz
     return ux, uy, uz, True
@@ -118,7 +117,7 @@ def _steer_range(lo, hi, pos, head, alive, desired, consensus, omega, goal, seek
         if obstacles.shape[0] > 0:
             vx, vy, vz = _obstacle_field(pos[i, 0], pos[i, 1], pos[i, 2], s * ex, s * ey, s * ez,
                                          obstacles, dt, box)
-            ex, ey, ez = _unit(vx, vy, vz)
+            ex, ey, ez = unit(vx, vy, vz)
         new_head[i, 0] = ex
         new_head[i, 1] = ey
         new_head[i, 2] = ez
@@ -217,7 +216,7 @@ def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma:
         # reach the surface (pushed out against rounding), then slide: the rest of the step
         # loses its inward normal part, unless that tangential slide would hit another obstacle
         cx, cy, cz, a = obstacles[k, 0], obstacles[k, 1], obstacles[k, 2], obstacles[k, 3]
-        nx, ny, nz = _unit(min_image(pos[i, 0] + t * sx - cx, box),
+        nx, ny, nz = unit(min_image(pos[i, 0] + t * sx - cx, box),
                            min_image(pos[i, 1] + t * sy - cy, box),
                            min_image(pos[i, 2] + t * sz - cz, box))
         radius = a * (1.0 + SURFACE_MARGIN)
@@ -234,7 +233,7 @@ def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma:
         pos[i, 0] = _wrap(px, box)
         pos[i, 1] = _wrap(py, box)
         pos[i, 2] = _wrap(pz, box)
-        ux, uy, uz = _unit(sx - inward * nx, sy - inward * ny, sz - inward * nz)
+        ux, uy, uz = unit(sx - inward * nx, sy - inward * ny, sz - inward * nz)
         if ux == 0.0 and uy == 0.0 and uz == 0.0:  # head-on: turn away
             ux, uy, uz = nx, ny, nz
         head[i, 0] = ux

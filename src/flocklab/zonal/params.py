@@ -68,6 +68,16 @@ SPECS: tuple[ParameterSpec, ...] = (
                   low=0.0, high=1.0, high_inclusive=False),
     ParameterSpec("k_e", _F, 0.7, "escape weight of evasion", low=0.0),
     ParameterSpec("k_c", _F, 0.3, "escape weight of cohesion (social direction)", low=0.0),
+    ParameterSpec("predator_target", "choice", "nearest", "target rule of every predator that "
+                  "gives none (sweepable; a predator's own 'target' wins)",
+                  choices=("nearest", "optimal")),
+    ParameterSpec("predator_w_d", _F, 1.0, "distance weight w_d of the optimal score of every "
+                  "predator that gives none", "s/length", low=0.0),
+    ParameterSpec("predator_w_v", _F, 1.0, "speed weight w_v of the optimal score of every "
+                  "predator that gives none (0: the optimal rule is the nearest one)",
+                  "s^2/length", low=0.0),
+    ParameterSpec("obstacle_k", _F, 5.0, "push strength k of every obstacle that gives none "
+                  "(velocity change k (R - r) per unit time)", "1/s^2", low=0.0),
     ParameterSpec("start_radius", _F, 5.0, "agents start uniformly in a ball of this radius "
                   "around the origin (open space)", "length", low=0.0, low_inclusive=False),
     ParameterSpec("start", "choice", "ball", "initial positions: uniform in the start ball, "
@@ -76,12 +86,14 @@ SPECS: tuple[ParameterSpec, ...] = (
                                                                               "aligned")),
 )
 STRUCTURED_DEFAULTS: dict[str, Any] = {"predators": [], "obstacles": [], "subgroups": [],
-                                       "food": None}
+                                       "food": None, "schedule": []}
 PREDATOR_DEFAULTS: dict[str, Any] = {
     "speed": 8.0, "stalk_speed": 1.0, "detection_range": 8.0, "capture_radius": 0.5,
     "c1": 0.5, "c2": 2.0, "w_d": 1.0, "w_v": 1.0, "target": "nearest",
     "max_attack_time": 10.0, "rest_time": 5.0,
 }
+#: Predator keys whose default is a model scalar (so that studies can sweep them).
+PREDATOR_SCALARS = {"target": "predator_target", "w_d": "predator_w_d", "w_v": "predator_w_v"}
 OBSTACLE_KEYS = ("centre", "radius", "influence", "k")
 
 
@@ -144,15 +156,18 @@ def _list(key: str, value: Any) -> Sequence[Any]:
     return value
 
 
-def check_predators(value: Any, dim: int) -> list[dict[str, Any]]:
-    """Validated predators with defaults filled in (``position`` is required)."""
+def check_predators(value: Any, dim: int, defaults: Mapping[str, Any] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Validated predators with defaults filled in (``position`` is required); ``defaults``
+    overrides :data:`PREDATOR_DEFAULTS` (the model scalars ``predator_*``)."""
+    base = {**PREDATOR_DEFAULTS, **(defaults or {})}
     out = []
     for k, raw in enumerate(_list("predators", value)):
         key = f"predators[{k}]"
         raw = _mapping(key, raw, ("position", *PREDATOR_DEFAULTS))
         if "position" not in raw:
             raise ParameterError(f"{key}.position", f"parameter '{key}.position' is required")
-        pred = {**PREDATOR_DEFAULTS, **raw}
+        pred = {**base, **raw}
         pred["position"] = _vector(f"{key}.position", raw["position"], dim)
         for name in ("speed", "detection_range", "capture_radius", "max_attack_time"):
             pred[name] = _number(f"{key}.{name}", pred[name], 0.0, low_open=True)
@@ -166,8 +181,9 @@ def check_predators(value: Any, dim: int) -> list[dict[str, Any]]:
     return out
 
 
-def check_obstacles(value: Any, dim: int) -> np.ndarray:
-    """Obstacles as an array (K, 6): centre (3), radius a, influence R > a, strength k."""
+def check_obstacles(value: Any, dim: int, k_default: float = 5.0) -> np.ndarray:
+    """Obstacles as an array (K, 6): centre (3), radius a, influence R > a, strength k
+    (``k_default`` where an obstacle gives none)."""
     rows = []
     for k, raw in enumerate(_list("obstacles", value)):
         key = f"obstacles[{k}]"
@@ -180,7 +196,7 @@ def check_obstacles(value: Any, dim: int) -> np.ndarray:
         radius = _number(f"{key}.radius", raw["radius"], 0.0, low_open=True)
         influence = _number(f"{key}.influence", raw.get("influence", 2.0 * radius), radius,
                             low_open=True)
-        strength = _number(f"{key}.k", raw.get("k", 5.0), 0.0)
+        strength = _number(f"{key}.k", raw.get("k", k_default), 0.0)
         rows.append([*centre, radius, influence, strength])
     return np.array(rows, dtype=float).reshape(-1, 6)
 
@@ -212,6 +228,60 @@ def check_food(value: Any, dim: int) -> np.ndarray | None:
     out = np.zeros(3)
     out[:dim] = _vector("food.position", raw["position"], dim)
     return out
+
+
+def check_schedule(value: Any, rule: str) -> list[dict[str, float]]:
+    """Zone-width schedule: entries ``{time, delta_o?, delta_a?}`` at strictly increasing
+    times > 0 (couzin2002 only); from ``time`` on the given widths apply."""
+    out = []
+    entries = _list("schedule", value)
+    if entries and rule != "couzin2002":
+        raise ParameterError("schedule", f"parameter 'schedule' changes the couzin2002 zone "
+                                         f"widths; rule is {rule!r}")
+    previous = 0.0
+    for k, raw in enumerate(entries):
+        key = f"schedule[{k}]"
+        raw = _mapping(key, raw, ("time", "delta_o", "delta_a"))
+        if "time" not in raw or not {"delta_o", "delta_a"} & set(raw):
+            raise ParameterError(key, f"parameter '{key}' needs 'time' and at least one of "
+                                      f"'delta_o', 'delta_a'")
+        entry = {"time": _number(f"{key}.time", raw["time"], previous, low_open=True)}
+        for name in ("delta_o", "delta_a"):
+            if name in raw:
+                entry[name] = _number(f"{key}.{name}", raw[name], 0.0)
+        previous = entry["time"]
+        out.append(entry)
+    return out
+
+
+def schedule_steps(schedule: Sequence[Mapping[str, float]], dt: float,
+                   steps: int | None = None) -> np.ndarray:
+    """Step at which each schedule entry applies (checked: whole steps of ``dt`` and, when
+    ``steps`` is given, before the end of the run)."""
+    out = np.empty(len(schedule), dtype=np.int64)
+    for k, entry in enumerate(schedule):
+        ratio = entry["time"] / dt
+        out[k] = round(ratio)
+        if abs(ratio - out[k]) > 1e-9 * max(1.0, ratio):
+            raise ParameterError(f"schedule[{k}].time", f"parameter 'schedule[{k}].time' = "
+                                 f"{entry['time']!r} is not a whole number of steps dt = {dt!r}")
+        if steps is not None and out[k] >= steps:
+            raise ParameterError(f"schedule[{k}].time", f"parameter 'schedule[{k}].time' = "
+                                 f"{entry['time']!r} is not before the end of the run "
+                                 f"({steps * dt:g})")
+    return out
+
+
+def zone_widths(p: Mapping[str, Any], change_steps: np.ndarray, step: int
+                ) -> tuple[float, float]:
+    """``(delta_o, delta_a)`` in force for the step from ``step`` to ``step + 1``."""
+    delta_o, delta_a = p["delta_o"], p["delta_a"]
+    for entry, start in zip(p["schedule"], change_steps, strict=True):
+        if start > step:
+            break
+        delta_o = entry.get("delta_o", delta_o)
+        delta_a = entry.get("delta_a", delta_a)
+    return delta_o, delta_a
 
 
 def max_prey_speed(p: Mapping[str, Any]) -> float:
@@ -291,7 +361,7 @@ def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]
     ----------
     given : mapping
         Any subset of the scalar names in :data:`SPECS` and of ``predators``, ``obstacles``,
-        ``subgroups``, ``food``.
+        ``subgroups``, ``food``, ``schedule``.
     check_step : bool
         Check the step length against ``dt`` (a driver that owns ``dt`` checks it later).
 
@@ -299,14 +369,17 @@ def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]
     -------
     dict
         Scalars as declared; ``predators`` a list of dicts, ``obstacles`` an array (K, 6),
-        ``subgroups`` a list of (fraction, unit direction), ``food`` a (3,) array or None.
+        ``subgroups`` a list of (fraction, unit direction), ``food`` a (3,) array or None,
+        ``schedule`` a list of ``{time, delta_o?, delta_a?}``.
     """
     scalars = {k: v for k, v in given.items() if k not in STRUCTURED_DEFAULTS}
     p = resolve_parameters(SPECS, scalars)
     dim = p["dim"]
-    p["predators"] = check_predators(given.get("predators", []) or [], dim)
-    p["obstacles"] = check_obstacles(given.get("obstacles", []) or [], dim)
+    p["predators"] = check_predators(given.get("predators", []) or [], dim,
+                                     {key: p[name] for key, name in PREDATOR_SCALARS.items()})
+    p["obstacles"] = check_obstacles(given.get("obstacles", []) or [], dim, p["obstacle_k"])
     p["subgroups"] = check_subgroups(given.get("subgroups", []) or [], dim)
     p["food"] = check_food(given.get("food"), dim)
+    p["schedule"] = check_schedule(given.get("schedule", []) or [], p["rule"])
     check_consistency(p, check_step)
     return p

@@ -65,20 +65,20 @@ import math
 
 from numba import njit, prange
 
-from flocklab.zonal.geometry import (
-    min_image,
-)
+from flocklab.zonal.geometry import min_image, unit
 
 RULES = ("couzin2002", "couzin2005", "boids")
 RULE_CODES = {name: code for code, name in enumerate(RULES)}
 
 
 @njit(cache=True, inline="always")
-def _unit(x, y, z):  # pragma: no cover
-    norm = math.sqrt(x * x + y * y + z * z)
-    if norm > 0.0:
-        return x / norm, y / norm, z / norm
-    return 0.0, 0.0, 0.0
+def _offset(i, j, pos, box):  # pragma: no cover
+    """Separation r_ij = x_j - x_i (minimum image; one code path for 2-D and 3-D, z = 0 in
+    2-D) and its length."""
+    dx = min_image(pos[j, 0] - pos[i, 0], box)
+    dy = min_image(pos[j, 1] - pos[i, 1], box)
+    dz = min_image(pos[j, 2] - pos[i, 2], box)
+    return dx, dy, dz, math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
 @njit(cache=True)
@@ -94,10 +94,7 @@ def couzin2002_one(i, pos, head, start, index, r_r, r_o, r_a, cos_half_fov, self
     ex, ey, ez = head[i, 0], head[i, 1], head[i, 2]
     for q in range(start[i], start[i + 1]):
         j = index[q]
-        dx = min_image(pos[j, 0] - pos[i, 0], box)
-        dy = min_image(pos[j, 1] - pos[i, 1], box)
-        dz = min_image(pos[j, 2] - pos[i, 2], box)
-        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        dx, dy, dz, dist = _offset(i, j, pos, box)
         if dist == 0.0:
             continue
         if dist < r_r:
@@ -117,15 +114,15 @@ def couzin2002_one(i, pos, head, start, index, r_r, r_o, r_a, cos_half_fov, self
                 az += dz / dist
                 n_a += 1
     if n_r > 0:
-        return _unit(rx, ry, rz)
+        return unit(rx, ry, rz)
     if n_o > 0 and self_in_o:
         ox += ex
         oy += ey
         oz += ez
-    ox, oy, oz = _unit(ox, oy, oz)
-    ax, ay, az = _unit(ax, ay, az)
+    ox, oy, oz = unit(ox, oy, oz)
+    ax, ay, az = unit(ax, ay, az)
     if n_o > 0 and n_a > 0:
-        return _unit(0.5 * (ox + ax), 0.5 * (oy + ay), 0.5 * (oz + az))
+        return unit(0.5 * (ox + ax), 0.5 * (oy + ay), 0.5 * (oz + az))
     if n_o > 0:
         return ox, oy, oz
     return ax, ay, az  # zero when n_a == 0 too: keep heading
@@ -141,10 +138,7 @@ def couzin2005_one(i, pos, head, start, index, alpha, rho, cos_half_fov, box):  
     ex, ey, ez = head[i, 0], head[i, 1], head[i, 2]
     for q in range(start[i], start[i + 1]):
         j = index[q]
-        dx = min_image(pos[j, 0] - pos[i, 0], box)
-        dy = min_image(pos[j, 1] - pos[i, 1], box)
-        dz = min_image(pos[j, 2] - pos[i, 2], box)
-        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        dx, dy, dz, dist = _offset(i, j, pos, box)
         if dist == 0.0:
             continue
         if dist < alpha:
@@ -158,9 +152,9 @@ def couzin2005_one(i, pos, head, start, index, alpha, rho, cos_half_fov, box):  
             sz += dz / dist + head[j, 2]
             n_s += 1
     if n_r > 0:
-        return _unit(rx, ry, rz)
+        return unit(rx, ry, rz)
     if n_s > 0:
-        return _unit(sx + ex, sy + ey, sz + ez)
+        return unit(sx + ex, sy + ey, sz + ez)
     return 0.0, 0.0, 0.0
 
 
@@ -175,10 +169,7 @@ def boids_one(i, pos, head, start, index, vision, separation, cos_half_fov, weig
     ex, ey, ez = hx, hy, hz
     for q in range(start[i], start[i + 1]):
         j = index[q]
-        dx = min_image(pos[j, 0] - pos[i, 0], box)
-        dy = min_image(pos[j, 1] - pos[i, 1], box)
-        dz = min_image(pos[j, 2] - pos[i, 2], box)
-        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        dx, dy, dz, dist = _offset(i, j, pos, box)
         if dist == 0.0 or (ex * dx + ey * dy + ez * dz) < cos_half_fov * dist:
             continue
         if dist < separation:
@@ -194,10 +185,10 @@ def boids_one(i, pos, head, start, index, vision, separation, cos_half_fov, weig
             hz += head[j, 2]
             n += 1
     consensus = math.sqrt(hx * hx + hy * hy + hz * hz) / (n + 1)
-    coh = _unit(cx, cy, cz)  # direction to the neighbours' centroid
-    ali = _unit(hx - ex, hy - ey, hz - ez)
-    sep = _unit(sx, sy, sz)
-    gc = _unit(min_image(centre[0] - pos[i, 0], box), min_image(centre[1] - pos[i, 1], box),
+    coh = unit(cx, cy, cz)  # direction to the neighbours' centroid
+    ali = unit(hx - ex, hy - ey, hz - ez)
+    sep = unit(sx, sy, sz)
+    gc = unit(min_image(centre[0] - pos[i, 0], box), min_image(centre[1] - pos[i, 1], box),
                min_image(centre[2] - pos[i, 2], box))
     dx = weights[0] * ex + weights[1] * coh[0] + weights[2] * ali[0] + weights[3] * sep[0]
     dy = weights[0] * ey + weights[1] * coh[1] + weights[2] * ali[1] + weights[3] * sep[1]
@@ -205,7 +196,7 @@ def boids_one(i, pos, head, start, index, vision, separation, cos_half_fov, weig
     dx += weights[4] * gc[0] + weights[5] * mean_head[0]
     dy += weights[4] * gc[1] + weights[5] * mean_head[1]
     dz += weights[4] * gc[2] + weights[5] * mean_head[2]
-    ux, uy, uz = _unit(dx, dy, dz)
+    ux, uy, uz = unit(dx, dy, dz)
     return ux, uy, uz, consensus
 
 
