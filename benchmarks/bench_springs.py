@@ -2,10 +2,11 @@
 simulated second at their stable steps, and (``--claims``) the stability table and verdicts.
 
 1. Implicit Euler (Newton, full sparse Jacobian) on hanging cloths of n x n points, n = 10 ... 100,
-   with the direct (SuperLU ``spsolve``) and the conjugate-gradient linear solver: wall time per
-   step and per Newton iteration (median over ``--rounds`` interleaved rounds of ``--steps``
-   steps at dt = 1/60 s from the flat initial state, after one warm-up step), and the fitted
-   exponent p of time per iteration ∝ N^p.
+   and on tongue chains with the same point counts, with the direct (SuperLU ``spsolve``) and
+   the conjugate-gradient linear solver: CPU time per step and per Newton iteration, Newton
+   iterations per step and CG iterations per solve (median over ``--rounds`` interleaved rounds
+   of ``--steps`` steps at dt = 1/60 s from the initial state, after one warm-up step), and
+   the fitted exponents p of time ∝ N^p.
 2. Cost per simulated second: semi-implicit Euler (the fastest explicit method per step) at
    0.9 × its linear-theory limit 2/omega_max (omega_max by ``eigsh``; damping lowers the true
    limit slightly, the 10 x 10 row of the claims table gives the measured one), against implicit
@@ -39,23 +40,32 @@ from flocklab.io import write_json
 from flocklab.springs.forces import force_jacobians
 from flocklab.springs.integrators import get_integrator
 from flocklab.springs.run import integrate
-from flocklab.springs.structure import cloth
+from flocklab.springs.structure import chain, cloth
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FRAME = 1.0 / 60.0
 
 
-def implicit_step_cost(n: int, solver: str, steps: int) -> tuple[float, float]:
-    """(seconds per step, mean Newton iterations per step) on an n x n cloth."""
-    system = cloth(n, n)
+def build(structure: str, n: int):
+    """The n x n hanging cloth, or the tongue chain with n * n points (same point count)."""
+    return cloth(n, n) if structure == "cloth" else chain(n_points=n * n)
+
+
+def implicit_step_cost(structure: str, n: int, solver: str, steps: int) -> dict[str, float]:
+    """CPU seconds per step, Newton iterations per step and CG iterations per solve (all
+    solvers here are single-threaded)."""
+    system = build(structure, n)
     stepper = get_integrator("implicit_euler", system, FRAME, linear_solver=solver)
     x, v = system.positions.copy(), system.velocities.copy()
     stepper.step(x, v)  # warm-up (compilation, first factorisation)
-    start = time.perf_counter()
+    solves_before = len(stepper.stats["linear_iterations"])
+    start = time.process_time()   # CPU time: fairer than wall time on a shared machine
     for _ in range(steps):
         stepper.step(x, v)
-    elapsed = (time.perf_counter() - start) / steps
-    return elapsed, float(np.mean(stepper.stats["newton_iterations"][1:]))
+    elapsed = (time.process_time() - start) / steps
+    cg = stepper.stats["linear_iterations"][solves_before:]
+    return {"step": elapsed, "newton": float(np.mean(stepper.stats["newton_iterations"][1:])),
+            "cg": float(np.mean(cg)) if cg else float("nan")}
 
 
 def omega_max(n: int) -> float:
@@ -77,24 +87,33 @@ def cost_per_second(n: int, method: str, dt: float, t_end: float, **options) -> 
 
 
 def scaling_table(sizes: list[int], steps: int, rounds: int) -> tuple[list[str], dict]:
-    samples: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    """Implicit Euler per step on cloths and chains of N = n * n points, both linear solvers,
+    interleaved rounds; fitted exponents p of the time per step and per Newton iteration."""
+    cases = [(structure, solver) for structure in ("cloth", "chain") for solver in ("direct", "cg")]
+    samples: dict[tuple[str, str, int], list[dict[str, float]]] = {}
     for _ in range(rounds):
         for n in sizes:
-            for solver in ("direct", "cg"):
-                samples.setdefault((n, solver), []).append(implicit_step_cost(n, solver, steps))
-    lines = ["| cloth | points | solver | ms / step | Newton its / step | ms / iteration |",
-             "|---|---:|---|---:|---:|---:|"]
+            for structure, solver in cases:
+                samples.setdefault((structure, solver, n), []).append(
+                    implicit_step_cost(structure, n, solver, steps))
+    lines = ["| structure | points | solver | CPU ms / step | Newton its / step | CG its / solve "
+             "| CPU ms / Newton iteration |", "|---|---:|---|---:|---:|---:|---:|"]
     fits = {}
-    for solver in ("direct", "cg"):
-        per_iteration = []
+    for structure, solver in cases:
+        per_step, per_iteration = [], []
         for n in sizes:
-            step = statistics.median(s for s, _ in samples[(n, solver)])
-            its = statistics.median(i for _, i in samples[(n, solver)])
+            runs = samples[(structure, solver, n)]
+            step = statistics.median(r["step"] for r in runs)
+            its = statistics.median(r["newton"] for r in runs)
+            cg = statistics.median(r["cg"] for r in runs)
+            per_step.append(step)
             per_iteration.append(step / its)
-            lines.append(f"| {n}x{n} | {n * n} | {solver} | {1e3 * step:.3g} | {its:.2f} | "
-                         f"{1e3 * step / its:.3g} |")
-        points = np.array(sizes, dtype=float) ** 2
-        fits[solver] = float(np.polyfit(np.log(points), np.log(per_iteration), 1)[0])
+            name = f"cloth {n}x{n}" if structure == "cloth" else "chain"
+            lines.append(f"| {name} | {n * n} | {solver} | {1e3 * step:.3g} | {its:.2f} | "
+                         f"{cg:.0f} | {1e3 * step / its:.3g} |".replace("| nan |", "| – |"))
+        points = np.log(np.array(sizes, dtype=float) ** 2)
+        fits[(structure, solver)] = (float(np.polyfit(points, np.log(per_step), 1)[0]),
+                                     float(np.polyfit(points, np.log(per_iteration), 1)[0]))
     return lines, fits
 
 
@@ -104,10 +123,13 @@ def cost_table(sizes: list[int], t_end: float) -> list[str]:
     for n in sizes:
         dt_explicit = 0.9 * 2.0 / omega_max(n)
         runs = (("semi_implicit_euler", dt_explicit, {}), ("implicit_euler", FRAME, {}),
+                ("implicit_euler", FRAME, {"linear_solver": "cg"}),
                 ("implicit_euler_diagonal", FRAME, {"iterations": 3}))
         for method, dt, options in runs:
             cost, stable = cost_per_second(n, method, dt, t_end, **options)
-            lines.append(f"| {n}x{n} | {method} | {dt:.3g} | {stable} | {cost:.3g} |")
+            name = method + (f" ({options['linear_solver']})" if "linear_solver" in options
+                             else "")
+            lines.append(f"| {n}x{n} | {name} | {dt:.3g} | {stable} | {cost:.3g} |")
     return lines
 
 
@@ -166,10 +188,12 @@ def main() -> None:
     costs = cost_table(args.cost_sizes, args.t_end)
     header = [f"# Mass–spring benchmark ({platform.processor() or platform.machine()}, "
               f"{time.strftime('%Y-%m-%d')})", "",
-              f"## Implicit Euler per step on n x n cloths (dt = 1/60 s, median of "
+              f"## Implicit Euler per step on n x n cloths and chains of n * n points "
+              f"(dt = 1/60 s, median of "
               f"{args.rounds} rounds x {args.steps} steps)", ""]
-    fit_text = ", ".join(f"{solver}: N^{p:.2f}" for solver, p in fits.items())
-    body = [*header, *scaling, "", f"Time per Newton iteration grows as {fit_text}.", "",
+    fit_text = "; ".join(f"{structure} {solver}: N^{step:.2f} per step, N^{it:.2f} per "
+                         f"Newton iteration" for (structure, solver), (step, it) in fits.items())
+    body = [*header, *scaling, "", f"Fitted growth: {fit_text}.", "",
             f"## Cost per simulated second at stable steps (t_end = {args.t_end} s)", "",
             *costs]
     if args.claims:

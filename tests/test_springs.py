@@ -16,8 +16,9 @@ from flocklab.springs.forces import (
     force_jacobians,
     forces,
     potential_energy,
+    strains,
 )
-from flocklab.springs.integrators import INTEGRATORS, get_integrator
+from flocklab.springs.integrators import INTEGRATORS, get_integrator, jacobi_pcg
 from flocklab.springs.run import energy_drift, integrate, settling_time
 from flocklab.springs.statics import static_equilibrium
 from flocklab.springs.structure import (
@@ -184,6 +185,62 @@ def test_jacobian_pattern_is_sparse_and_reused():
     assert matrix.nnz <= 9 * (400 + 2 * system.springs.shape[0])
     again = assembler.assemble(system.positions, system.velocities, 1.0, 1e-4, 1e-2)
     assert again is matrix
+
+
+def sagging_cloth(n: int):
+    """An n x n cloth after 5 implicit steps of 1/60 s (sagging, some springs compressed)."""
+    system = cloth(nx=n, ny=n)
+    stepper = get_integrator("implicit_euler", system, 1.0 / 60.0)
+    x, v = system.positions.copy(), system.velocities.copy()
+    for _ in range(5):
+        stepper.step(x, v)
+    return system, x, v
+
+
+def test_cg_matrix_is_definite_and_cg_solves_it():
+    """The CG matrix (symmetric part, compressed springs' transverse stiffness clamped to 0)
+    has eigenvalues >= the point mass, while the exact Newton matrix is indefinite there;
+    jacobi_pcg solves it like a direct solver, with an iteration count within the
+    sqrt(condition number) bound of preconditioned CG."""
+    system = cloth(nx=8, ny=8)
+    x = system.positions * np.array([0.9, 1.0, 1.0])   # every horizontal spring 10 % short
+    v = np.random.default_rng(2).standard_normal(x.shape)
+    h = 1.0 / 60.0
+    assert np.min(strains(system, x)) < -0.09
+    assembler = JacobianAssembler(system, free_only=True)
+    exact = assembler.assemble(x, v, 1.0, h * h, h, geometric_damping=False).toarray()
+    assert np.min(np.linalg.eigvalsh(exact)) < 0.0
+    matrix = assembler.assemble(x, v, 1.0, h * h, h, geometric_damping=False, definite=True)
+    dense = matrix.toarray()
+    assert np.allclose(dense, dense.T)
+    values = np.linalg.eigvalsh(dense)
+    assert values[0] >= 0.01 * (1.0 - 1e-12)          # the point mass, 0.01 kg
+    rhs = np.random.default_rng(3).standard_normal(dense.shape[0])
+    solution, work = np.zeros_like(rhs), np.empty((5, rhs.size))
+    iterations = jacobi_pcg(matrix.indptr, matrix.indices, matrix.data, rhs, solution, 1e-10,
+                            10_000, work)
+    assert np.linalg.norm(dense @ solution - rhs) <= 1e-10 * np.linalg.norm(rhs)
+    assert np.allclose(solution, np.linalg.solve(dense, rhs), rtol=0, atol=1e-8)
+    bound = 0.5 * math.sqrt(values[-1] / values[0]) * math.log(2.0 / 1e-10) + 1
+    assert 1 <= iterations <= bound
+
+
+def test_cg_newton_iterations_do_not_grow_with_the_cloth():
+    """Implicit Euler with CG gives the direct solver's step, and its CG iterations per solve
+    stay bounded (the condition number does not grow with N): 8 x 8 vs 24 x 24."""
+    counts = {}
+    for n in (8, 24):
+        system, x, v = sagging_cloth(n)
+        results = {}
+        for solver in ("direct", "cg"):
+            stepper = get_integrator("implicit_euler", system, 1.0 / 60.0, linear_solver=solver)
+            xs, vs = x.copy(), v.copy()
+            stepper.step(xs, vs)
+            results[solver] = xs
+            assert stepper.stats["unconverged_steps"] == 0
+        assert np.allclose(results["cg"], results["direct"], rtol=0, atol=1e-9)
+        counts[n] = np.mean(stepper.stats["linear_iterations"])
+    assert counts[24] <= 2.0 * counts[8]
 
 
 # --------------------------------------------------------------------------- statics

@@ -63,6 +63,40 @@ def test_theory_damped_closed_forms():
         (-b + math.sqrt(b**2 + 4 * OMEGA**2)) / OMEGA**2, rel=1e-5)
 
 
+def test_explicit_euler_with_dampers_on_the_tongue():
+    """Explicit Euler maps a mode mu = -zeta w +- i w sqrt(1 - zeta^2) to lambda = 1 + h mu,
+    |lambda|^2 = 1 - 2 zeta w h + w^2 h^2: stable iff h <= 2 zeta / w = -2 Re mu / |mu|^2.
+    Spring dampers act along the springs only, so the tensioned tongue's 5 transverse modes
+    are undamped and no h is stable; its 5 longitudinal modes (C = (c/k) K there) alone would
+    allow h <= c/k = 0.01 s. Absolute damping -c v damps every mode: h <= c / (m w_max^2),
+    the same for every mass since w_max^2 is proportional to k/m."""
+    def modes(kind: str, mass: float):
+        lin = linearise(chain(damping_kind=kind, mass=mass))
+        mu = np.linalg.eigvals(lin.generator())
+        return lin, mu, -mu.real / np.abs(mu)
+
+    lin, mu, zeta = modes("spring", 0.1)
+    undamped = zeta < 1e-9
+    assert undamped.sum() == 10            # 5 transverse modes, eigenvalues +- i w
+    assert theory_dt_max("explicit_euler", lin).dt_max == 0.0
+    w_top = float(np.max(np.abs(mu[undamped])))
+    assert spectral_radius("explicit_euler", 1e-3, lin) == pytest.approx(
+        math.sqrt(1 + (1e-3 * w_top) ** 2), rel=1e-9)
+    damped = mu[~undamped]
+    assert float(np.min(-2 * damped.real / np.abs(damped) ** 2)) == pytest.approx(0.5 / 50.0,
+                                                                                 rel=1e-9)
+    limits = []
+    for mass in (0.01, 0.1, 1.0):
+        lin, mu, _ = modes("absolute", mass)
+        formula = float(np.min(-2 * mu.real / np.abs(mu) ** 2))
+        assert formula == pytest.approx(0.5 / (mass * lin.omega_max**2), rel=1e-9)
+        # rho <= 1 + 1e-6 moves the edge by 1e-6 / (d|lambda|/dh) = 1e-6 / (zeta w) = 4e-6 m/c
+        assert theory_dt_max("explicit_euler", lin).dt_max == pytest.approx(formula,
+                                                                            abs=1e-5 * mass)
+        limits.append(formula)
+    assert limits == pytest.approx([limits[0]] * 3, rel=1e-9)
+
+
 @pytest.mark.parametrize("method", ["explicit_euler", "semi_implicit_euler", "article_verlet",
                                     "velocity_verlet", "position_verlet", "rk4",
                                     "implicit_euler", "implicit_euler_diagonal",

@@ -67,12 +67,14 @@ def spring_forces(x, v, springs, rest, stiffness, damping, mass, gravity, extern
 
 
 @njit(cache=True)
-def _assemble(x, v, springs, rest, stiffness, damping, diagonal, c_x, c_v, c_geometric, slots,
-              diag_slots, data):  # pragma: no cover
+def _assemble(x, v, springs, rest, stiffness, damping, diagonal, c_x, c_v, c_geometric,
+              definite, slots, diag_slots, data):  # pragma: no cover
     """CSR values of diag(diagonal) + c_x (-dF/dx) + c_v (-dF/dv), spring part.
 
     ``c_geometric`` multiplies the (c/l) velocity terms of dF/dx (1: exact; 0: dropped, which
-    leaves a symmetric matrix).
+    leaves a symmetric matrix). ``definite`` (bool) clamps the transverse stiffness
+    k(1 - L/l) of compressed springs (l < L, where it is negative) to 0, so that every
+    spring block is positive semi-definite (Choi & Ko 2002).
 
     ``slots[s, r, q, a, b]`` is the CSR position of row (point r of spring s, axis a), column
     (point q, axis b), or -1 when that row or column is not assembled.
@@ -103,7 +105,10 @@ def _assemble(x, v, springs, rest, stiffness, damping, diagonal, c_x, c_v, c_geo
         k = stiffness[s]
         c = damping[s]
         c_l = c_geometric * c / length
-        transverse = k * (1.0 - rest[s] / length) + c_l * closing
+        transverse = k * (1.0 - rest[s] / length)
+        if definite and transverse < 0.0:
+            transverse = 0.0
+        transverse += c_l * closing
         for a in range(dim):
             for b in range(dim):
                 nn = n[a] * n[b]
@@ -172,17 +177,20 @@ class JacobianAssembler:
         self._ones = np.ones(n_points * dim)
 
     def assemble(self, x: np.ndarray, v: np.ndarray, a_m: float, a_x: float, a_v: float,
-                 geometric_damping: bool = True) -> sp.csr_matrix:
+                 geometric_damping: bool = True, definite: bool = False) -> sp.csr_matrix:
         """The matrix at state ``(x, v)`` (shape (N, D) each), restricted to ``dofs``.
 
         ``geometric_damping=False`` drops the :math:`(c/l)` velocity terms of
-        :math:`\\partial F/\\partial x` (the symmetric approximation used with CG).
+        :math:`\\partial F/\\partial x` (a symmetric matrix); ``definite=True`` also clamps the
+        negative transverse stiffness :math:`k(1 - L/l)` of compressed springs to 0. Both
+        together give a symmetric positive definite matrix when :math:`a_m > 0`,
+        :math:`a_x, a_v \\ge 0` (the matrix used with conjugate gradients).
         """
         system = self.system
         diagonal = a_m * self._mass + a_v * system.absolute_damping * self._ones
         _assemble(x, v, system.springs, system.rest_length, system.stiffness, system.damping,
-                  diagonal, a_x, a_v, 1.0 if geometric_damping else 0.0, self.slots,
-                  self.diag_slots, self.matrix.data)
+                  diagonal, a_x, a_v, 1.0 if geometric_damping else 0.0, bool(definite),
+                  self.slots, self.diag_slots, self.matrix.data)
         return self.matrix
 
 
