@@ -77,22 +77,26 @@ def test_failed_job_returns_its_status_and_traceback(server_env, tmp_path, capfd
 
 def test_client_killed_mid_run_stops_the_job_without_output(server_env, tmp_path):
     out = tmp_path / "long.nc"
-    spec = vicsek_spec(out, steps=10**7, N=2000)
+    spec = vicsek_spec(out, steps=10**7, N=2000)  # hours, in long compiled chunks
     client = subprocess.Popen([sys.executable, "-m", "flocklab.job", json.dumps(spec)],
                               env=os.environ.copy())
-    log = out.with_suffix(".log")
-    deadline = time.monotonic() + 60
-    while not (log.exists() and "simulating" in log.read_text()):
-        assert time.monotonic() < deadline, "the long job never started"
-        time.sleep(0.1)
-    # the client's server (its sys.path, hence its key, differs from this process's)
-    (child,) = [process for server in server_pids(server_env)
-                for process in psutil.Process(server).children()
+    try:
+        log = out.with_suffix(".log")
+        deadline = time.monotonic() + 60
+        while not (log.exists() and "simulating" in log.read_text()):
+            assert time.monotonic() < deadline, "the long job never started"
+            time.sleep(0.1)
+        # the client's server (its sys.path, hence its key, differs from this process's)
+        jobs = [process for server in server_pids(server_env)
+                for process in psutil.Process(server).children(recursive=True)
                 if process.status() != psutil.STATUS_ZOMBIE]
-    client.send_signal(signal.SIGKILL)
-    client.wait()
-    psutil.wait_procs([child], timeout=30)
-    assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+        assert len(jobs) == 2  # the watcher and the job it runs
+        time.sleep(1.0)  # well inside a compiled chunk
+    finally:
+        client.send_signal(signal.SIGKILL)
+        client.wait()
+    _, alive = psutil.wait_procs(jobs, timeout=15)
+    assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith((".long", "long.nc"))]
 

@@ -22,8 +22,11 @@ Contract and safety
   modification times of every project source file it has loaded (anything outside the
   interpreter's own and site-packages directories) with those at start-up; on a change it
   refuses the job, removes its socket and exits, and the client starts a fresh server.
-- A client that dies (Snakemake cancelled the job) closes the connection; the child notices,
-  interrupts the run (an atomic writer leaves no output) and exits.
+- Each job runs in a process of its own (a grandchild of the server) watched by its parent:
+  a client that dies (Snakemake cancelled the job) closes the connection, and the watcher
+  ends the job with SIGTERM at once (compiled kernels hold the GIL, so no thread inside the
+  job could); as with a cold job killed by Snakemake, the atomic writer has published no
+  output.
 - The server exits after ``$FLOCKLAB_JOB_SERVER_IDLE`` seconds (default 60) without a job.
 - Inside a batch-system job (``SLURM_JOB_ID``, ``PBS_JOBID``, ``LSB_JOBID`` set) the client
   does not use a server: a daemon started by one cluster job would be killed with that job
@@ -354,46 +357,83 @@ def _fork_job(connection: socket.socket, listener: socket.socket) -> int:
 
 
 def _run_child(connection: socket.socket) -> int:
-    """In the forked child: take over the client's descriptors, run the job, report."""
-    import resource
-    import threading
-    import traceback
+    """In the forked child: run the job in a grandchild, watch the client, report.
 
+    The job runs in a process of its own so that a client that goes away can stop it at
+    once: compiled kernels hold the GIL for long stretches, which no thread of the job's
+    own process could interrupt.
+    """
     os.setsid()  # the server's session is not the job's
     request, fds = _receive_message(connection, with_fds=2)
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        connection.close()
+        _run_job(request, fds)
+    code, cpu = _wait_or_stop(pid, connection)
+    os.write(fds[1], f"job server child: wall {time.perf_counter() - started:.3f} s, "
+                     f"CPU {cpu:.3f} s\n".encode())
+    for fd in fds:
+        os.close(fd)
+    try:
+        _send_message(connection, {"status": "done", "exit": code})
+    except OSError:
+        pass  # the client is gone
+    return code
+
+
+def _run_job(request: dict, fds: list[int]) -> None:
+    """In the grandchild: take over the client's stdout/stderr and directory, run, exit."""
+    import signal
+    import traceback
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a stop request ends the job at once
     for target, fd in zip((1, 2), fds, strict=True):
         os.dup2(fd, target)
         os.close(fd)
-    os.chdir(request["cwd"])
-    threading.Thread(target=_interrupt_on_hangup, args=(connection,), daemon=True).start()
-    started = time.perf_counter()
+    code = 1
     try:
+        os.chdir(request["cwd"])
         from flocklab.job import run_spec
 
         run_spec(request["spec"])
         code = 0
     except BaseException:  # reported to the client as the job's failure
         traceback.print_exc()
-        code = 1
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    sys.stderr.write(f"job server child: wall {time.perf_counter() - started:.3f} s, "
-                     f"CPU {usage.ru_utime + usage.ru_stime:.3f} s\n")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _send_message(connection, {"status": "done", "exit": code})
-    return code
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
-def _interrupt_on_hangup(connection: socket.socket) -> None:
-    import _thread
+def _wait_or_stop(pid: int, connection: socket.socket) -> tuple[int, float]:
+    """Wait for the job ``pid``; stop it if the client hangs up. Exit code and CPU time."""
+    import select
+    import signal
 
-    try:
-        connection.recv(1)  # the client sends nothing more: this returns when it goes away
-    except OSError:
-        pass
-    _thread.interrupt_main()  # KeyboardInterrupt in the job: the atomic writer cleans up
-    time.sleep(30.0)
-    os._exit(1)
+    watched = [connection]
+    pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    if pidfd is not None:
+        watched.append(pidfd)
+    stopped_at = None
+    while True:
+        finished, status, usage = os.wait4(pid, os.WNOHANG)
+        if finished:
+            break
+        timeout = 0.01 if pidfd is None else None
+        if stopped_at is not None:
+            timeout = 0.1
+            if time.monotonic() - stopped_at > 10.0:
+                os.kill(pid, signal.SIGKILL)
+        ready, _, _ = select.select(watched, [], [], timeout)
+        if connection in ready and stopped_at is None and not connection.recv(1):
+            os.kill(pid, signal.SIGTERM)  # the client went away: no one wants the result
+            stopped_at = time.monotonic()
+            watched.remove(connection)
+    if pidfd is not None:
+        os.close(pidfd)
+    code = os.waitstatus_to_exitcode(status)
+    return (code if code >= 0 else 1), usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
