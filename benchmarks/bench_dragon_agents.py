@@ -278,13 +278,56 @@ def delay_section() -> list[str]:
     return [*lines, ""]
 
 
+PROJECTION_PATHS = {
+    "spiral": {"kind": "spiral", "pitch": 1.7, "r_start": 12.0, "r_end": 4.5, "speed": 1.0},
+    "turnaround": {"kind": "turnaround"},
+    "s_curve": {"kind": "s_curve", "radius": 5.0, "speed": 1.0},
+    "figure_eight": {"kind": "figure_eight", "radius": 5.0, "speed": 1.0},
+}
+
+
+def projection_section(points: int = 200, t_end: float = 10.0) -> list[str]:
+    """The tangent law's head projection: the path library's vectorised projection (what
+    the law used before) against the scalar ``nearest_frame``, per call and per run."""
+    from flocklab.dragon_agents.guidance import make_guide
+    from flocklab.dragon_agents.projection import nearest_frame
+
+    def library_frame(path, p):
+        s = path.project(p)
+        return path.frame(s), path.curvature(s)
+
+    lines = ["## Tangent law: head projection per call (random points in [-15, 15]^2 m)", "",
+             "| path | paths.project + frame + curvature (ms) | nearest_frame (us) | ratio |",
+             "|---|---|---|---|"]
+    rng = np.random.default_rng(0)
+    for name, spec in PROJECTION_PATHS.items():
+        path = make_guide(spec).path
+        pts = rng.uniform(-15.0, 15.0, (points, 2))
+        nearest_frame(path, pts[0])  # compile
+        _, slow = timed(lambda path=path, pts=pts: [library_frame(path, p) for p in pts])
+        _, fast = timed(lambda path=path, pts=pts: [nearest_frame(path, p) for p in pts])
+        lines.append(f"| {name} | {slow / points * 1e3:.2f} | {fast / points * 1e6:.1f} | "
+                     f"{slow / fast:.0f}x |")
+    lines += ["", f"Whole runs with the tangent law (N = 20, {t_end:g} s, cross-track gain "
+              "1/s), scalar projection:", "", "| path | method | wall (s) | nfev |",
+              "|---|---|---|---|"]
+    t = np.linspace(0.0, t_end, 201)
+    for name in ("spiral", "turnaround"):
+        for method in ("LSODA", "Radau"):
+            params = {"N": 20, "path": PROJECTION_PATHS[name], "guidance": "tangent",
+                      "cross_track_gain": 1.0, "method": method}
+            sol, seconds = timed(simulate_dragon, params, t)
+            lines.append(f"| {name} | {method} | {seconds:.2f} | {sol.stats['nfev']} |")
+    return [*lines, ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--article-span", type=float, default=T_FULL,
                         help="seconds of motion the article-style solve is timed on")
-    parser.add_argument("--sections", default="speed,jacobian,stiffness,claims,delay",
+    parser.add_argument("--sections", default="speed,jacobian,stiffness,claims,delay,projection",
                         help="comma-separated subset of speed, jacobian, stiffness, claims, "
-                             "delay")
+                             "delay, projection")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     sections = args.sections.split(",")
@@ -301,6 +344,8 @@ def main() -> None:
         lines += claims_section()
     if "delay" in sections:
         lines += delay_section()
+    if "projection" in sections:
+        lines += projection_section()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
