@@ -79,8 +79,8 @@ class TangentGuide:
     A full circle and a line are projected in closed form (radial projection; orthogonal
     projection on the *infinite* line); other paths by
     :func:`~flocklab.dragon_agents.projection.nearest_frame` (the algorithm of
-    ``path.project`` at scalar cost). The frame of the last head position asked for is
-    cached (the right-hand side and the Jacobian are evaluated at the same state); the
+    ``path.project`` at scalar cost). The frames of the last few head positions asked for
+    are cached (the right-hand side and the Jacobian are evaluated at the same state); the
     cache only stores values of a function of ``p``, so results do not depend on it.
     """
 
@@ -97,7 +97,8 @@ class TangentGuide:
         key = (float(p[0]), float(p[1]))
         hit = self._cache.get(key)
         if hit is None:
-            self._cache.clear()
+            if len(self._cache) >= 4:  # present and delayed head, look-ahead: a few states
+                self._cache.clear()
             hit = self._cache[key] = self._project(p)
         return hit
 
