@@ -5,15 +5,14 @@ comparison as the penalty stiffness grows.
    0.3 rad/s), Radau with the analytic banded Jacobian (this engine), against the same
    problem written as the article writes it (Python loop over units on the block layout,
    ``solve_ivp(method="Radau")`` without ``jac``, i.e. a dense finite-difference
-   Jacobian), in the same run. The article-style solve is timed on ``[0, --article-span]``
-   and extrapolated linearly to 300 s unless ``--article-span 300``; the engine is timed
-   on both spans. Also Radau with a finite-difference Jacobian on the sparsity pattern
-   and LSODA with the band Jacobian.
+   Jacobian), in the same run and on the same span (``--article-span``, default 300 s;
+   nothing is extrapolated). Also LSODA with the band Jacobian on that span, and Radau
+   with a finite-difference Jacobian on the sparsity pattern (10 s).
 2. Stiffness: for k_penalty = 1e2 .. 1e6 (N = 10, 5 s), every method's wall time, nfev,
    steps and error against a tight Radau reference (rtol 1e-11).
 
 Writes ``benchmarks/results/dragon_agents.md``. Run:
-``PYTHONPATH=src python benchmarks/bench_dragon_agents.py [--article-span 20]``.
+``PYTHONPATH=src python benchmarks/bench_dragon_agents.py [--article-span 300] [--sections speed]``.
 """
 
 from __future__ import annotations
@@ -45,24 +44,47 @@ def timed(fun, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
+def timed_cpu(fun, *args, **kwargs):
+    """``(out, wall seconds, CPU seconds of this process)``: on a shared machine the CPU
+    time is the fairer comparison."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fun(*args, **kwargs)
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
 def engine_run(span: float, **extra):
+    """This engine on ``[0, span]``: ``(solution, wall s, CPU s)``."""
     t = np.linspace(0.0, span, round(span * 2) + 1)
-    return timed(simulate_dragon, {**BIG, **extra}, t)
+    return timed_cpu(simulate_dragon, {**BIG, **extra}, t)
 
 
-def article_run(span: float):
-    """The article's RHS (loop, block layout), Radau, no Jacobian: dense FD."""
+def article_run(span: float, report_every: float = 60.0):
+    """The article's RHS (loop, block layout), Radau, no Jacobian: dense FD.
+
+    Prints the largest time reached every ``report_every`` CPU seconds, so that a run
+    stopped before ``span`` still gives a measured rate."""
     p = resolve(BIG)
     y0 = to_block_layout(initial_state(p))
 
     def v_desired(t, head):
         return circular_path_velocity(t, head, radius=15.0, angular_speed=0.3)
 
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    progress = {"t": 0.0, "next": cpu0 + report_every}
+
+    def rhs(t, y, *args):
+        progress["t"] = max(progress["t"], t)
+        if time.process_time() >= progress["next"]:
+            progress["next"] += report_every
+            print(f"article style: t = {progress['t']:.2f} s reached after "
+                  f"{time.process_time() - cpu0:.0f} s CPU, "
+                  f"{time.perf_counter() - wall0:.0f} s wall", flush=True)
+        return article_rhs(t, y, *args)
+
     args = (p["N"], p["L"], p["k_a"], p["k_c"], p["k_p"], p["k_d"], p["k_penalty"], v_desired)
     t = np.linspace(0.0, span, round(span * 2) + 1)
-    sol, seconds = timed(solve_ivp, article_rhs, (0.0, span), y0, method="Radau",
-                         t_eval=t, args=args, rtol=p["rtol"], atol=p["atol"])
-    return sol, seconds
+    return timed_cpu(solve_ivp, rhs, (0.0, span), y0, method="Radau", t_eval=t, args=args,
+                     rtol=p["rtol"], atol=p["atol"])
 
 
 def article_rhs_seconds(repeat: int = 20) -> float:
@@ -79,36 +101,35 @@ def article_rhs_seconds(repeat: int = 20) -> float:
 
 
 def speed_section(article_span: float) -> list[str]:
-    lines = ["## Speed: N = 223, 300 s, article's circle, Radau", ""]
-    mine_short, s_short = engine_run(article_span)
-    art, s_art = article_run(article_span)
+    """Engine and article style on the same span (300 s unless ``article_span`` says)."""
+    lines = [f"## Speed: N = 223, article's circle, Radau, [0, {article_span:g}] s", ""]
+    engine_run(1.0)  # compile the kernels outside the timing
+    mine, s_mine, c_mine = engine_run(article_span)
+    print(_row("engine Radau, analytic banded Jacobian", article_span, s_mine, c_mine, mine),
+          flush=True)
+    lsoda, s_lsoda, c_lsoda = engine_run(article_span, method="LSODA")
+    print(_row("engine LSODA, band Jacobian", article_span, s_lsoda, c_lsoda, lsoda),
+          flush=True)
+    art, s_art, c_art = article_run(article_span)
+    print(f"article style: {s_art:.1f} s wall, {c_art:.1f} s CPU, nfev {art.nfev}, "
+          f"njev {art.njev}", flush=True)
     states = np.array([from_block_layout(col) for col in art.y.T])
-    gap = np.abs(states - mine_short.states.reshape(len(mine_short.t), -1)).max()
-    mine, s_full = engine_run(T_FULL)
-    lsoda, s_lsoda = engine_run(T_FULL, method="LSODA")
-    extrapolated = s_art * T_FULL / article_span
+    gap = np.abs(states - mine.states.reshape(len(mine.t), -1)).max()
     per_call = article_rhs_seconds()
-    s_full_count = mine.stats["nfev"] + mine.stats["njev"] * 4 * BIG["N"]
-    modelled = per_call * s_full_count
     lines += [
-        "| run | span (s) | wall (s) | nfev | njev | nlu | steps |",
-        "|---|---|---|---|---|---|---|",
+        "| run | span (s) | wall (s) | CPU (s) | nfev | njev | nlu | steps |",
+        "|---|---|---|---|---|---|---|---|",
         f"| article style (loop RHS, dense FD Jacobian) | {article_span:g} | {s_art:.1f} | "
-        f"{art.nfev} | {art.njev} | {art.nlu} | - |",
-        _row("engine Radau, analytic banded Jacobian", article_span, s_short, mine_short),
-        _row("engine Radau, analytic banded Jacobian", T_FULL, s_full, mine),
-        _row("engine LSODA, band Jacobian", T_FULL, s_lsoda, lsoda),
+        f"{c_art:.1f} | {art.nfev} | {art.njev} | {art.nlu} | - |",
+        _row("engine Radau, analytic banded Jacobian", article_span, s_mine, c_mine, mine),
+        _row("engine LSODA, band Jacobian", article_span, s_lsoda, c_lsoda, lsoda),
         "",
-        f"Same span [0, {article_span:g}] s: article style {s_art:.1f} s, engine "
-        f"{s_short:.2f} s, ratio **{s_art / s_short:.0f}x**; largest state difference "
-        f"{gap:.2e} (both rtol 1e-6, atol 1e-9).",
-        f"300 s: engine {s_full:.1f} s; article style extrapolated linearly from "
-        f"{article_span:g} s: {extrapolated:.0f} s, ratio **{extrapolated / s_full:.0f}x** "
-        f"(extrapolated, not measured over 300 s).",
-        f"Cost model: one article-style RHS call takes {per_call * 1e3:.1f} ms; with the "
-        f"engine's 300-s counts (nfev {mine.stats['nfev']}, njev {mine.stats['njev']}, each "
-        f"dense FD Jacobian = {4 * BIG['N']} calls) the article-style solve would take about "
-        f"{modelled:.0f} s, ratio **{modelled / s_full:.0f}x** (modelled, not measured).",
+        f"Measured in this run on the same span [0, {article_span:g}] s: article style "
+        f"{c_art:.1f} s CPU ({s_art:.1f} s wall), engine {c_mine:.2f} s CPU ({s_mine:.2f} s "
+        f"wall), ratio **{c_art / c_mine:.0f}x** in CPU time ({s_art / s_mine:.0f}x in wall "
+        f"time); largest state difference {gap:.2e} (both rtol 1e-6, atol 1e-9). One "
+        f"article-style RHS call: {per_call * 1e3:.2f} ms; each dense FD Jacobian costs "
+        f"{4 * BIG['N']} calls.",
         "",
     ]
     return lines
@@ -131,10 +152,10 @@ def jacobian_section(span: float) -> list[str]:
     return [*lines, ""]
 
 
-def _row(name: str, span: float, seconds: float, sol) -> str:
+def _row(name: str, span: float, seconds: float, cpu: float, sol) -> str:
     s = sol.stats
-    return (f"| {name} | {span:g} | {seconds:.2f} | {s['nfev']} | {s['njev']} | {s['nlu']} | "
-            f"{s['steps']} |")
+    return (f"| {name} | {span:g} | {seconds:.2f} | {cpu:.2f} | {s['nfev']} | {s['njev']} | "
+            f"{s['nlu']} | {s['steps']} |")
 
 
 def stiffness_section(n: int = 10, t_end: float = 5.0,
@@ -257,13 +278,56 @@ def delay_section() -> list[str]:
     return [*lines, ""]
 
 
+PROJECTION_PATHS = {
+    "spiral": {"kind": "spiral", "pitch": 1.7, "r_start": 12.0, "r_end": 4.5, "speed": 1.0},
+    "turnaround": {"kind": "turnaround"},
+    "s_curve": {"kind": "s_curve", "radius": 5.0, "speed": 1.0},
+    "figure_eight": {"kind": "figure_eight", "radius": 5.0, "speed": 1.0},
+}
+
+
+def projection_section(points: int = 200, t_end: float = 10.0) -> list[str]:
+    """The tangent law's head projection: the path library's vectorised projection (what
+    the law used before) against the scalar ``nearest_frame``, per call and per run."""
+    from flocklab.dragon_agents.guidance import make_guide
+    from flocklab.dragon_agents.projection import nearest_frame
+
+    def library_frame(path, p):
+        s = path.project(p)
+        return path.frame(s), path.curvature(s)
+
+    lines = ["## Tangent law: head projection per call (random points in [-15, 15]^2 m)", "",
+             "| path | paths.project + frame + curvature (ms) | nearest_frame (us) | ratio |",
+             "|---|---|---|---|"]
+    rng = np.random.default_rng(0)
+    for name, spec in PROJECTION_PATHS.items():
+        path = make_guide(spec).path
+        pts = rng.uniform(-15.0, 15.0, (points, 2))
+        nearest_frame(path, pts[0])  # compile
+        _, slow = timed(lambda path=path, pts=pts: [library_frame(path, p) for p in pts])
+        _, fast = timed(lambda path=path, pts=pts: [nearest_frame(path, p) for p in pts])
+        lines.append(f"| {name} | {slow / points * 1e3:.2f} | {fast / points * 1e6:.1f} | "
+                     f"{slow / fast:.0f}x |")
+    lines += ["", f"Whole runs with the tangent law (N = 20, {t_end:g} s, cross-track gain "
+              "1/s), scalar projection:", "", "| path | method | wall (s) | nfev |",
+              "|---|---|---|---|"]
+    t = np.linspace(0.0, t_end, 201)
+    for name in ("spiral", "turnaround"):
+        for method in ("LSODA", "Radau"):
+            params = {"N": 20, "path": PROJECTION_PATHS[name], "guidance": "tangent",
+                      "cross_track_gain": 1.0, "method": method}
+            sol, seconds = timed(simulate_dragon, params, t)
+            lines.append(f"| {name} | {method} | {seconds:.2f} | {sol.stats['nfev']} |")
+    return [*lines, ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--article-span", type=float, default=20.0,
+    parser.add_argument("--article-span", type=float, default=T_FULL,
                         help="seconds of motion the article-style solve is timed on")
-    parser.add_argument("--sections", default="speed,jacobian,stiffness,claims,delay",
+    parser.add_argument("--sections", default="speed,jacobian,stiffness,claims,delay,projection",
                         help="comma-separated subset of speed, jacobian, stiffness, claims, "
-                             "delay")
+                             "delay, projection")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     sections = args.sections.split(",")
@@ -280,6 +344,8 @@ def main() -> None:
         lines += claims_section()
     if "delay" in sections:
         lines += delay_section()
+    if "projection" in sections:
+        lines += projection_section()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

@@ -34,6 +34,7 @@ VARIANTS = [
     {"path": {"kind": "s_curve", "radius": 6.0, "speed": 1.5}, "cross_track_gain": 0.4},
     {"path": {"kind": "circle", "radius": 8.0, "angular_speed": -0.4}, "guidance": "reference",
      "cross_track_gain": 1.0},
+    {"path": {"kind": "turnaround"}, "cross_track_gain": 0.5},
 ]
 
 
@@ -143,6 +144,36 @@ def test_article_circle_reading():
         s = guide.path.project(head)
         np.testing.assert_allclose(guide.frame_at(head)[0], guide.path.position(s),
                                    atol=1e-9)
+
+
+PROJECTED_PATHS = [
+    {"kind": "spiral", "pitch": 1.7, "r_start": 8.8, "r_end": 4.5, "speed": 1.0},
+    {"kind": "spiral", "pitch": 1.3, "r_start": 2.0, "r_end": 9.0, "speed": 1.0},
+    {"kind": "turnaround"},
+    {"kind": "s_curve", "radius": 5.0, "speed": 1.0},
+    {"kind": "figure_eight", "radius": 4.0, "speed": 1.0},
+]
+
+
+@pytest.mark.parametrize("spec", PROJECTED_PATHS, ids=lambda spec: spec["kind"])
+def test_scalar_projection_equals_the_path_library(spec):
+    """nearest_frame gives path.project's point, tangent and curvature (and its clamping)
+    at random points, inside, outside and beyond the ends of the path."""
+    from flocklab.dragon_agents.projection import nearest_frame
+
+    path = build_system(resolve({"path": spec})).guide.path
+    points = np.random.default_rng(21).uniform(-16.0, 16.0, (400, 2))
+    s = path.project(points)
+    point, tangent = path.frame(s)
+    kappa = path.curvature(s)
+    periodic = hasattr(path, "path")
+    for k, p in enumerate(points):
+        got = nearest_frame(path, p)
+        np.testing.assert_allclose(got[0], point[k], rtol=0, atol=1e-11)
+        np.testing.assert_allclose(got[1], tangent[k], rtol=0, atol=1e-12)
+        assert got[2] == pytest.approx(kappa[k], rel=1e-12)
+        clamped = not periodic and (s[k] <= 0.0 or s[k] >= path.length * (1 - 1e-15))
+        assert got[3] == clamped
 
 
 # --------------------------------------------------------------------------- closed forms

@@ -2,9 +2,10 @@
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
-(underscores become dashes: ``--field-of-view``; structured parameters take JSON). The run
-controls have the names of the Python API (``--steps`` or ``--t-end``, ``--dt``,
-``--record-every``, ``--snapshot-every``, ``--snapshot-start``, ``--seed``).
+(underscores become dashes: ``--field-of-view``; the Python API's spelling ``--field_of_view``
+is accepted too; structured parameters take JSON). The run controls have the names of the
+Python API (``--steps`` or ``--t-end``, ``--dt``, ``--record-every``, ``--snapshot-every``,
+``--snapshot-start``, ``--seed``; likewise also with underscores).
 """
 
 from __future__ import annotations
@@ -45,18 +46,24 @@ _json_value.__name__ = "JSON"
 def _add_parameter(parser: argparse.ArgumentParser, spec: ParameterSpec) -> None:
     help_text = (f"{spec.description} [{spec.unit}]; {spec.range_text()}; "
                  f"default {json.dumps(spec.default)}").replace("%", "%%")
-    option = f"--{spec.name.replace('_', '-')}"
+    options = _spellings(spec.name)
     if spec.kind == "choice":
-        parser.add_argument(option, dest=spec.name, choices=spec.choices, help=help_text)
+        parser.add_argument(*options, dest=spec.name, choices=spec.choices, help=help_text)
     elif spec.kind == "json":
-        parser.add_argument(option, dest=spec.name, type=_json_value, metavar="JSON",
+        parser.add_argument(*options, dest=spec.name, type=_json_value, metavar="JSON",
                             help=help_text)
     elif spec.kind == "bool":
-        parser.add_argument(option, dest=spec.name, action=argparse.BooleanOptionalAction,
+        parser.add_argument(*options, dest=spec.name, action=argparse.BooleanOptionalAction,
                             default=None, help=help_text)
     else:
-        parser.add_argument(option, dest=spec.name, type=_number(spec.kind), metavar="VALUE",
-                            help=help_text)
+        parser.add_argument(*options, dest=spec.name, type=_number(spec.kind),
+                            metavar="VALUE", help=help_text)
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """``--k-a`` and the Python API's ``--k_a`` for a parameter named ``k_a``."""
+    dashed = f"--{name.replace('_', '-')}"
+    return (dashed,) if "_" not in name else (dashed, f"--{name}")
 
 
 def _add_run_controls(parser: argparse.ArgumentParser, model: Model) -> None:
@@ -64,17 +71,17 @@ def _add_run_controls(parser: argparse.ArgumentParser, model: Model) -> None:
     length = run.add_mutually_exclusive_group(required=True)
     length.add_argument("--steps", type=int, help="time steps (>= 1)")
     if model.time_mode == "continuous":
-        length.add_argument("--t-end", type=float, dest="t_end",
+        length.add_argument(*_spellings("t_end"), type=float, dest="t_end",
                             help=f"final time [{model.time_units}]")
         run.add_argument("--dt", type=float, help=f"time step [{model.time_units}]; default "
                                                   f"{model.default_dt:g}")
     run.add_argument("--seed", type=int, required=True, help="seed of the random stream")
-    run.add_argument("--record-every", type=float, dest="record_every", metavar="T",
+    run.add_argument(*_spellings("record_every"), type=float, dest="record_every", metavar="T",
                      help="record the observables every T (a whole number of steps); "
                           "default: every step")
-    run.add_argument("--snapshot-every", type=float, default=0, metavar="T",
+    run.add_argument(*_spellings("snapshot_every"), type=float, default=0, metavar="T",
                      help="store a snapshot frame every T (0: only frame 0); default 0")
-    run.add_argument("--snapshot-start", type=float, default=0, metavar="S",
+    run.add_argument(*_spellings("snapshot_start"), type=float, default=0, metavar="S",
                      help="time of the first stored frame after frame 0; default 0")
     run.add_argument("--checkpoint-every", type=int, default=0, metavar="K",
                      help="save the state every K steps and resume from a checkpoint of "

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from flocklab import paths
+from flocklab.dragon_agents.projection import nearest_frame
 from flocklab.parameters import ParameterError
 
 GUIDANCE_LAWS = ("tangent", "reference")
@@ -76,16 +77,32 @@ class TangentGuide:
     offset to the path (see module docstring).
 
     A full circle and a line are projected in closed form (radial projection; orthogonal
-    projection on the *infinite* line), the same answer as ``path.project`` without its
-    per-call array overhead; other paths use ``path.project``.
+    projection on the *infinite* line); other paths by
+    :func:`~flocklab.dragon_agents.projection.nearest_frame` (the algorithm of
+    ``path.project`` at scalar cost). The frames of the last few head positions asked for
+    are cached (the right-hand side and the Jacobian are evaluated at the same state); the
+    cache only stores values of a function of ``p``, so results do not depend on it.
     """
 
     path: paths.Path
     speed: float
     gain: float = 0.0
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def frame_at(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """Nearest path point, unit tangent there and signed curvature."""
+        return self._frame(p)[:3]
+
+    def _frame(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, bool]:
+        key = (float(p[0]), float(p[1]))
+        hit = self._cache.get(key)
+        if hit is None:
+            if len(self._cache) >= 4:  # present and delayed head, look-ahead: a few states
+                self._cache.clear()
+            hit = self._cache[key] = self._project(p)
+        return hit
+
+    def _project(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, bool]:
         path = self.path
         inner = path.path if isinstance(path, paths.Periodic) else None
         if isinstance(inner, paths.Arc) and abs(abs(inner.sweep) - paths.TWO_PI) < 1e-12:
@@ -95,25 +112,23 @@ class TangentGuide:
             ux, uy = (rx / norm, ry / norm) if norm > 0 else (1.0, 0.0)
             point = np.array([inner.center[0] + inner.radius * ux,
                               inner.center[1] + inner.radius * uy])
-            return point, np.array([-sign * uy, sign * ux]), sign / inner.radius
+            return point, np.array([-sign * uy, sign * ux]), sign / inner.radius, False
         if isinstance(path, paths.Line):
             e = np.asarray(path.direction)
             a = np.asarray(path.start_point)
-            return a + float((p - a) @ e) * e, e.copy(), 0.0
-        s = path.project(p)
-        point, tangent = path.frame(s)
-        return point, tangent, float(path.curvature(s))
+            return a + float((p - a) @ e) * e, e.copy(), 0.0, False
+        return nearest_frame(path, p)
 
     def desired_velocity(self, t: float, p: np.ndarray) -> np.ndarray:
-        point, tangent, _ = self.frame_at(p)
+        point, tangent, _, _ = self._frame(p)
         return self.speed * tangent + self.gain * (point - p)
 
     def jacobian(self, t: float, p: np.ndarray) -> np.ndarray:
         """See the module docstring; at an end point of an open path (projection clamped)
         only the ``-g I`` term remains."""
-        if self._clamped(p):
+        point, tangent, kappa, clamped = self._frame(p)
+        if clamped:
             return -self.gain * np.eye(2)
-        point, tangent, kappa = self.frame_at(p)
         normal = np.array([-tangent[1], tangent[0]])
         denom = 1.0 - kappa * float((p - point) @ normal)
         jac = -self.gain * np.eye(2)
@@ -121,12 +136,6 @@ class TangentGuide:
             jac += (self.speed * kappa * np.outer(normal, tangent)
                     + self.gain * np.outer(tangent, tangent)) / denom
         return jac
-
-    def _clamped(self, p: np.ndarray) -> bool:
-        if isinstance(self.path, paths.Periodic | paths.Line):
-            return False
-        s = float(self.path.project(p))
-        return s <= 0.0 or s >= self.path.length
 
     def distance(self, points: np.ndarray) -> np.ndarray:
         """Distance (m) of points (..., 2) to the path (infinite for a line)."""
