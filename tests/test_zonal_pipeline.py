@@ -60,8 +60,8 @@ def finished(tmp_path_factory):
 
 def test_every_figure_and_the_claim_verdict(finished):
     figures = finished / "figures"
-    for name in ("states_polarisation", "states_milling", "memory_series", "hunt_oat",
-                 "scene_snapshots"):
+    for name in ("states_polarisation", "states_milling", "memory_series", "memory_branches",
+                 "hunt_oat", "scene_snapshots"):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
     assert (figures / "scene_animation.gif").read_bytes()[:3] == b"GIF"
     analysis = json.loads((finished / "hunt" / "sensitivity.json").read_text())
