@@ -106,6 +106,10 @@ def test_captures_agree_with_the_surviving_share(finished):
             caught = int(np.isfinite(run["capture_time"].values).sum())
             assert caught == round(30 * (1.0 - float(run["alive_fraction"].values[-1])))
     assert survivors.notnull().all()
+    with xr.open_dataset(finished / "hunt" / "summary.nc") as summary:
+        ranks = summary["danger_rank"].values.ravel()
+    assert np.all((ranks[np.isfinite(ranks)] >= 0) & (ranks[np.isfinite(ranks)] <= 1))
+    assert np.isfinite(ranks).sum() == np.sum(captures > 0)  # every capture ranked (2-D)
 
 
 def test_the_schedule_runs_in_the_pipeline(finished):
