@@ -7,6 +7,7 @@ constructed stage values; and the protocol must show the hysteresis the paper re
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -113,3 +114,54 @@ def test_the_protocol_shows_collective_memory():
         memory = model.extra_metrics(ds, 0.0)
         found += memory["memory_hysteresis"] == 1.0 and memory["memory_gap_p"] > 0.5
     assert found >= 4
+
+
+def _branches_config(repo) -> dict:
+    import yaml
+
+    with open(repo / "config" / "zonal_test.yaml") as stream:
+        return yaml.safe_load(stream)
+
+
+def test_series_x_must_name_an_observable_of_the_model(repo):
+    """The figure option ``x`` of a series figure is checked against the study's model: an
+    observable passes, a parameter (not recorded as a time series) is one error naming the
+    key."""
+    from flocklab.config import ConfigError, validate_config
+
+    config = _branches_config(repo)
+    assert config["figures"]["memory_branches"]["x"] == "orientation_width"
+    validate_config(copy.deepcopy(config))
+    config["figures"]["memory_branches"]["x"] = "delta_o"
+    with pytest.raises(ConfigError) as info:
+        validate_config(config)
+    message = str(info.value)
+    assert "figures.memory_branches.x" in message and "'delta_o'" in message
+    assert "\n" not in message
+
+
+def test_series_against_an_observable_draws_the_recorded_pairs():
+    """With x = orientation_width, each panel holds (width, P) and (width, m) of the run in
+    time order, markers coloured by the record time, and the x label is the width's
+    declared label; without x the same figure is drawn against time, as before."""
+    from flocklab import plotting
+
+    ds = flocklab.simulate("zonal", **BASE, schedule=SCHEDULE, t_end=9.0, dt=0.1,
+                           record_every=1.0, seed=5)
+    fig = plotting.series_figure([ds], ["polarisation", "milling"], ["one run"],
+                                 x="orientation_width")
+    axes = fig.axes[:2]
+    for ax, name in zip(axes, ("polarisation", "milling"), strict=True):
+        (line,) = ax.get_lines()
+        np.testing.assert_array_equal(line.get_xdata(), ds["orientation_width"].values)
+        np.testing.assert_array_equal(line.get_ydata(), ds[name].values)
+        (points,) = ax.collections
+        np.testing.assert_array_equal(points.get_offsets()[:, 0], ds["orientation_width"].values)
+        np.testing.assert_array_equal(points.get_array(), ds["time"].values)
+    width = get_model("zonal").observable("orientation_width")
+    assert axes[1].get_xlabel() == f"{width.label()} [{width.units}]"
+    assert len(fig.axes) == 3 and fig.axes[2].get_ylabel().startswith("time")  # colour bar
+    against_time = plotting.series_figure([ds], ["polarisation"], ["one run"])
+    (line,) = against_time.axes[0].get_lines()
+    np.testing.assert_array_equal(line.get_xdata(), ds["time"].values)
+    assert against_time.axes[0].get_xlabel().startswith("time")

@@ -60,8 +60,8 @@ def finished(tmp_path_factory):
 
 def test_every_figure_and_the_claim_verdict(finished):
     figures = finished / "figures"
-    for name in ("states_polarisation", "states_milling", "memory_series", "hunt_oat",
-                 "scene_snapshots"):
+    for name in ("states_polarisation", "states_milling", "memory_series", "memory_branches",
+                 "hunt_oat", "scene_snapshots"):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
     assert (figures / "scene_animation.gif").read_bytes()[:3] == b"GIF"
     analysis = json.loads((finished / "hunt" / "sensitivity.json").read_text())
@@ -106,6 +106,10 @@ def test_captures_agree_with_the_surviving_share(finished):
             caught = int(np.isfinite(run["capture_time"].values).sum())
             assert caught == round(30 * (1.0 - float(run["alive_fraction"].values[-1])))
     assert survivors.notnull().all()
+    with xr.open_dataset(finished / "hunt" / "summary.nc") as summary:
+        ranks = summary["danger_rank"].values.ravel()
+    assert np.all((ranks[np.isfinite(ranks)] >= 0) & (ranks[np.isfinite(ranks)] <= 1))
+    assert np.isfinite(ranks).sum() == np.sum(captures > 0)  # every capture ranked (2-D)
 
 
 def test_the_schedule_runs_in_the_pipeline(finished):

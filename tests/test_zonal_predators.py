@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.zonal import ZonalSimulation
+from flocklab.zonal import ZonalSimulation, metrics
 from flocklab.zonal.predators import (
     ATTACKING,
     EVENT_ABANDON,
@@ -180,3 +180,93 @@ def test_optimal_rule_with_no_speed_weight_is_the_nearest_rule_bit_for_bit():
     assert np.array_equal(nearest.pos, optimal.pos)
     assert np.array_equal(nearest.capture_step, optimal.capture_step)
     assert not np.array_equal(nearest.capture_step, weighted.capture_step)
+
+
+# A centre prey and four at (+-1, +-1): the centre's Voronoi cell is the diamond |x|+|y| <= 1
+# (area 2, inscribed in the unit disc); a corner's cell is a quadrant cut by the bisector
+# x + y = 1 (distance 1/sqrt 2 from the corner; the other bisectors are tangent to the unit
+# disc), so clipped to the unit disc it is pi minus one segment pi/4 - 1/2.
+SQUARE = [[0.0, 0.0], [1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]]
+CORNER_DOMAIN = 3.0 * math.pi / 4.0 + 0.5
+
+
+def _resting_group(points, predator):
+    """Prey at ``points`` nearly at rest (speeds 1e-6, no noise) and a nearest-rule
+    predator at ``predator`` with detection range 1 (the clipping radius), capture radius
+    0.8 and a step of 0.9: from 0.7 of a prey it is detected, attacks and captures in the
+    first step."""
+    sim = ZonalSimulation({
+        "N": len(points), "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 2.0,
+        "noise": 0.0, "speed": 1e-6, "escape_speed": 1e-6, "speed_spread": 0.0,
+        "predators": [{"position": predator, "speed": 9.0, "stalk_speed": 2.0,
+                       "detection_range": 1.0, "c1": 0.6, "c2": 1.5, "capture_radius": 0.8,
+                       "target": "nearest", "max_attack_time": 8.0, "rest_time": 1.0}]},
+        seed=1)
+    sim.pos[:, :2] = points
+    return sim
+
+
+def _segment(d: float) -> float:
+    """Area of the unit disc beyond a line at distance d < 1 from its centre."""
+    return math.acos(d) - d * math.sqrt(1.0 - d * d)
+
+
+def test_danger_domains_of_the_square_group_by_hand():
+    sim = _resting_group(SQUARE, [-1.5, -1.5])
+    np.testing.assert_allclose(sim.danger_domains(1.0), [2.0, *[CORNER_DOMAIN] * 4],
+                               rtol=1e-12)
+    assert CORNER_DOMAIN == pytest.approx(math.pi - _segment(1 / math.sqrt(2)), rel=1e-14)
+    sim.alive[0] = False  # the dead are not generators: the corners' cells grow
+    areas = sim.danger_domains(1.0)
+    assert math.isnan(areas[0])
+    np.testing.assert_allclose(areas[1:], math.pi, rtol=1e-12)  # bisectors x=0, y=0 tangent
+
+
+def test_a_capture_records_its_domain_of_danger_and_rank():
+    """Prey on a line at x = 0, 1.2, 3: the cells are slabs cut at x = 0.6 and 2.1, so the
+    unit-disc domains are pi - s(0.6), pi - s(0.6) - s(0.9) and pi - s(0.9) (s: segment
+    beyond a line at that distance), ranks 1/2, 0, 1. The predator 0.7 right of the last
+    prey catches it in the first step: its domain pi - s(0.9) (to the 1e-6 the prey moved)
+    and rank 1 are recorded; the others stay -1 (unknown)."""
+    sim = _resting_group([[0.0, 0.0], [1.2, 0.0], [3.0, 0.0]], [3.7, 0.0])
+    expected = [math.pi - _segment(0.6), math.pi - _segment(0.6) - _segment(0.9),
+                math.pi - _segment(0.9)]
+    np.testing.assert_allclose(sim.danger_domains(1.0), expected, rtol=1e-12)
+    sim.advance(1)
+    assert sim.attacks == [(1, 0)]
+    assert np.flatnonzero(sim.capture_step >= 0).tolist() == [2]
+    assert sim.capture_domain[2] == pytest.approx(expected[2], abs=1e-5)
+    assert sim.capture_domain_rank[2] == 1.0
+    assert np.all(sim.capture_domain[:2] == -1) and np.all(sim.capture_domain_rank[:2] == -1)
+
+
+def test_domain_ranks_and_the_danger_metrics():
+    ranks = metrics.domain_ranks(np.array([1.0, 3.0, 2.0, np.nan, 3.0]))
+    np.testing.assert_allclose(ranks, [0.0, 2.5 / 3, 1 / 3, np.nan, 2.5 / 3])
+    assert np.isnan(metrics.domain_ranks(np.array([2.0, np.nan]))).all()
+    rank, share = metrics.danger_metrics(np.array([np.nan, 1.0, 0.5, 0.75, 0.0]))
+    assert rank == pytest.approx(0.5625) and share == pytest.approx(0.5)
+    assert all(math.isnan(v) for v in metrics.danger_metrics(np.full(3, np.nan)))
+
+
+def test_danger_metrics_come_from_the_run_file():
+    """Through flocklab.simulate: every capture of a 2-D open-space hunt has a domain and a
+    rank in the run file, and the run metrics are their mean and top-quarter share."""
+    import flocklab
+    from flocklab.models.base import get_model
+
+    ds = flocklab.simulate("zonal", N=30, dim=2, delta_o=4.0, delta_a=12.0, start_radius=4.0,
+                           escape_speed=5.0, predator_target="nearest",
+                           predators=[{"position": [-15.0, 0.0], "speed": 9.0,
+                                       "stalk_speed": 2.0, "detection_range": 6.0,
+                                       "capture_radius": 0.8, "rest_time": 1.0}],
+                           t_end=20.0, dt=0.1, record_every=1.0, seed=3)
+    captured = np.isfinite(ds["capture_time"].values)
+    ranks = ds["capture_domain_rank"].values
+    assert captured.sum() >= 1
+    assert np.array_equal(np.isfinite(ranks), captured)
+    assert np.all(ds["capture_domain"].values[captured] > 0)
+    assert np.all((ranks[captured] >= 0) & (ranks[captured] <= 1))
+    run_metrics = get_model("zonal").extra_metrics(ds, 0.0)
+    assert run_metrics["danger_rank"] == pytest.approx(ranks[captured].mean(), rel=1e-12)
+    assert run_metrics["danger_share"] == pytest.approx(np.mean(ranks[captured] >= 0.75))

@@ -65,7 +65,8 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
     elif spec["kind"] == "series":
         runs = "; ".join(f"{run.get('label', '')} {_values_text(run['point'])}".strip()
                          for run in spec["runs"])
-        lines.append(f"{', '.join(spec['y'])} against time for the runs {runs}.")
+        against = (f"{spec['x']} (markers coloured by time)" if spec.get("x") else "time")
+        lines.append(f"{', '.join(spec['y'])} against {against} for the runs {runs}.")
     elif spec["kind"] in ANALYSIS_CAPTIONS:
         lines.append(ANALYSIS_CAPTIONS[spec["kind"]])
         if study.sensitivity is not None:

@@ -610,9 +610,12 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
         points += [(f"{where}.runs[{k}]", run) for k, run in enumerate(figure.get("runs", []))]
         if figure["kind"] == "series":
             observables = [obs.name for obs in get_model(study.model).observables]
-            for k, name in enumerate(figure["y"]):
+            named = [(f"{where}.y[{k}]", name) for k, name in enumerate(figure["y"])]
+            if "x" in figure:
+                named.append((f"{where}.x", figure["x"]))
+            for key, name in named:
                 if name not in observables:
-                    raise ConfigError(f"config key '{where}.y[{k}]': '{name}' is not an "
+                    raise ConfigError(f"config key '{key}': '{name}' is not an "
                                       f"observable of model '{study.model}'; allowed: "
                                       f"{', '.join(observables)}")
         if figure["kind"] == "animation":

@@ -9,14 +9,18 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 from matplotlib.animation import FuncAnimation
 from matplotlib.collections import LineCollection
+
+if TYPE_CHECKING:
+    from flocklab.models.base import Model, Observable
 
 
 def coordinate_label(summary: xr.Dataset, name: str) -> str:
@@ -159,21 +163,34 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
     return fig
 
 
+def _observable_axis_label(observable: Observable) -> str:
+    """Axis label of a declared observable: its label, and its units unless dimensionless."""
+    return observable.label() + ("" if observable.units in ("1", "") else
+                                 f" [{observable.units}]")
+
+
 def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
-                  labels: Sequence[str], logy: bool = False, title: str = "") -> plt.Figure:
+                  labels: Sequence[str], logy: bool = False, title: str = "",
+                  x: str | None = None) -> plt.Figure:
     """Observables of several runs against time, one panel per observable, one line per run;
-    axis labels from the model's declarations."""
+    axis labels from the model's declarations.
+
+    With ``x`` (a recorded observable of the same runs), each observable is drawn against
+    ``x`` instead of time (a phase-plane path): a thin line per run in the run's colour and
+    markers coloured by time (colour bar), so that a path travelled out and back (e.g. a
+    parameter stepped up and then down) shows its two branches.
+    """
     from flocklab.models import get_model
 
     model = get_model(str(runs[0].attrs["model"]))
+    if x is not None:
+        return _phase_figure(runs, observables, labels, model, x, logy, title)
     fig, axes = plt.subplots(len(observables), 1, figsize=(5.2, 2.4 * len(observables) + 0.6),
                              sharex=True, squeeze=False)
     for ax, name in zip(axes[:, 0], observables, strict=True):
         for run, label in zip(runs, labels, strict=True):
             ax.plot(run["time"].values, run[name].values, linewidth=1, label=label or None)
-        observable = model.observable(name)
-        ax.set_ylabel(observable.label() + ("" if observable.units in ("1", "")
-                                            else f" [{observable.units}]"), fontsize=9)
+        ax.set_ylabel(_observable_axis_label(model.observable(name)), fontsize=9)
         if logy:
             ax.set_yscale("log")
     axes[-1, 0].set_xlabel(f"time [{runs[0]['time'].attrs.get('units', '')}]")
@@ -182,6 +199,37 @@ def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
     if title:
         axes[0, 0].set_title(title, fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def _phase_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
+                  labels: Sequence[str], model: Model, x: str, logy: bool,
+                  title: str) -> plt.Figure:
+    """Observables against the observable ``x`` of the same runs, markers coloured by time
+    (shared colour scale over all runs), one marker shape and line colour per run."""
+    fig, axes = plt.subplots(len(observables), 1, figsize=(5.6, 2.4 * len(observables) + 0.6),
+                             sharex=True, squeeze=False, layout="constrained")
+    t_max = max(float(np.nanmax(run["time"].values)) for run in runs)
+    markers = "osD^v<>ph*"
+    points = None
+    for ax, name in zip(axes[:, 0], observables, strict=True):
+        for number, (run, label) in enumerate(zip(runs, labels, strict=True)):
+            xs, ys = run[x].values, run[name].values
+            (line,) = ax.plot(xs, ys, linewidth=0.6, alpha=0.45, label=label or None)
+            points = ax.scatter(xs, ys, c=run["time"].values, cmap="viridis", vmin=0.0,
+                                vmax=t_max, s=9, marker=markers[number % len(markers)],
+                                edgecolors=line.get_color(), linewidths=0.3, zorder=3)
+        ax.set_ylabel(textwrap.fill(_observable_axis_label(model.observable(name)), 34),
+                      fontsize=9)
+        if logy:
+            ax.set_yscale("log")
+    axes[-1, 0].set_xlabel(_observable_axis_label(model.observable(x)))
+    bar = fig.colorbar(points, ax=axes[:, 0].tolist(), fraction=0.05, pad=0.02)
+    bar.set_label(f"time [{runs[0]['time'].attrs.get('units', '')}]", fontsize=9)
+    if any(labels):
+        axes[0, 0].legend(fontsize=7, frameon=False)
+    if title:
+        axes[0, 0].set_title(title, fontsize=10)
     return fig
 
 

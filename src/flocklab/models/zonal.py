@@ -79,6 +79,11 @@ SYMBOLS = {"N": "N", "r_r": "r_r", "delta_o": r"\Delta r_o", "delta_a": r"\Delta
            "speed": "s", "predator_w_v": "w_v", "predator_w_d": "w_d", "obstacle_k": "k"}
 
 
+def _unknown_as_nan(values: np.ndarray) -> np.ndarray:
+    """A copy with the engine's "unknown" marker (negative) replaced by NaN."""
+    return np.where(values >= 0, values, np.nan)
+
+
 def _declared_parameters() -> tuple[ParameterSpec, ...]:
     from dataclasses import replace
 
@@ -152,6 +157,12 @@ class Zonal(Model):
         Metric("first_capture_time", "time of the first capture (NaN: none)", "s"),
         Metric("hull_share", "share of captured prey on the convex hull when the attack "
                              "began", "1"),
+        Metric("danger_rank", "mean rank (0 smallest, 1 largest) of the captured prey's "
+                              "Voronoi domain of danger among the alive prey's when the "
+                              "attack began (1/2: domains ignored; 2-D open space)", "1"),
+        Metric("danger_share", "share of captured prey among the largest quarter of the "
+                               "domains of danger when the attack began (about 1/4: ignored)",
+               "1"),
         Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi, g the "
                            "preferred_angle direction (informed agents or not)", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
@@ -194,6 +205,8 @@ class Zonal(Model):
             "pos": sim.pos, "head": sim.head, "speed": sim.speed, "alive": sim.alive,
             "capture_step": sim.capture_step, "captured_by": sim.captured_by,
             "capture_on_hull": sim.capture_on_hull, "hull_at_attack": sim.hull_at_attack,
+            "capture_domain": sim.capture_domain, "capture_domain_rank": sim.capture_domain_rank,
+            "domain_at_attack": sim.domain_at_attack,
             "ppos": sim.ppos, "phead": sim.phead, "pstatus": sim.pstatus,
             "pdetected": sim.pdetected, "ptarget": sim.ptarget, "ptimer": sim.ptimer,
             "attacks_started": sim.attacks_started,
@@ -277,6 +290,14 @@ class Zonal(Model):
                                 {"long_name": "captured prey on the convex hull when the "
                                               "attack began (1), inside (0), n/a (-1)",
                                  "units": "1"}),
+            "capture_domain": (("agent",), _unknown_as_nan(sim.capture_domain),
+                               {"long_name": "captured prey's Voronoi domain of danger when "
+                                             "the attack began (cell clipped to the captor's "
+                                             "detection disc; NaN: n/a)", "units": "length^2"}),
+            "capture_domain_rank": (("agent",), _unknown_as_nan(sim.capture_domain_rank),
+                                    {"long_name": "rank of that domain among the alive prey's "
+                                                  "(0 smallest, 1 largest; NaN: n/a)",
+                                     "units": "1"}),
         }
         if state["_pred_frames"]:
             out["predator_position"] = (("predator_frame", "predator", "axis"),
@@ -310,6 +331,8 @@ class Zonal(Model):
             "hull_share": metrics.hull_share(on_hull),
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
         }
+        ranks = run["capture_domain_rank"].values if "capture_domain_rank" in run else []
+        out["danger_rank"], out["danger_share"] = metrics.danger_metrics(np.asarray(ranks))
         out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(run, after)
         out.update(self._memory(run))
         return out

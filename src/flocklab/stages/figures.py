@@ -51,7 +51,7 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
     elif spec["kind"] == "series":
         runs = [open_dataset(path) for path in inputs]
         fig = plotting.series_figure(runs, spec["y"], [run["label"] for run in spec["runs"]],
-                                     logy=spec["logy"], title=spec["title"])
+                                     logy=spec["logy"], title=spec["title"], x=spec.get("x"))
     elif spec["kind"] == "curve":
         summary = open_dataset(inputs[0])
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),

@@ -19,46 +19,79 @@ import itertools
 import math
 
 import numpy as np
+from numba import njit
 from scipy.spatial import Voronoi
 
 GHOSTS = 16
 
 
-def _edge_area(a: np.ndarray, b: np.ndarray, radius: float) -> float:
-    """Signed area of disc(0, radius) ∩ triangle(0, a, b)."""
-    d = b - a
-    qa = d @ d
-    qb = 2.0 * (a @ d)
-    qc = a @ a - radius * radius
-    cuts = [0.0]
+@njit(cache=True)
+def _edge_area(ax: float, ay: float, bx: float, by: float,
+               radius: float) -> float:  # pragma: no cover
+    """Signed area of disc(0, radius) ∩ triangle(0, a, b): the edge split at its crossings
+    of the circle, chords inside counted as triangles and pieces outside as sectors."""
+    dx, dy = bx - ax, by - ay
+    qa = dx * dx + dy * dy
+    qb = 2.0 * (ax * dx + ay * dy)
+    qc = ax * ax + ay * ay - radius * radius
+    cuts = np.empty(4)
+    cuts[0] = 0.0
+    count = 1
     disc = qb * qb - 4.0 * qa * qc
-    if qa > 0 and disc > 0:
+    if qa > 0.0 and disc > 0.0:
         root = math.sqrt(disc)
-        cuts += [t for t in sorted(((-qb - root) / (2 * qa), (-qb + root) / (2 * qa)))
-                 if 0.0 < t < 1.0]
-    cuts.append(1.0)
+        for t in ((-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa)):
+            if 0.0 < t < 1.0:
+                cuts[count] = t
+                count += 1
+    cuts[count] = 1.0
+    count += 1
     total = 0.0
-    for t0, t1 in itertools.pairwise(cuts):
-        p = a + t0 * d
-        q = a + t1 * d
-        mid = a + 0.5 * (t0 + t1) * d
-        cross = p[0] * q[1] - p[1] * q[0]
-        if mid @ mid <= radius * radius:
+    for k in range(count - 1):
+        t0, t1 = cuts[k], cuts[k + 1]
+        px, py = ax + t0 * dx, ay + t0 * dy
+        qx, qy = ax + t1 * dx, ay + t1 * dy
+        mx, my = ax + 0.5 * (t0 + t1) * dx, ay + 0.5 * (t0 + t1) * dy
+        cross = px * qy - py * qx
+        if mx * mx + my * my <= radius * radius:
             total += 0.5 * cross
         else:
-            total += 0.5 * radius * radius * math.atan2(cross, p @ q)
+            total += 0.5 * radius * radius * math.atan2(cross, px * qx + py * qy)
     return total
+
+
+@njit(cache=True)
+def _polygon_disc_area(vertices: np.ndarray, cx: float, cy: float,
+                       radius: float) -> float:  # pragma: no cover
+    """Area of a convex polygon (vertices (M, 2), any order) ∩ disc((cx, cy), radius)."""
+    mean_x = vertices[:, 0].mean()
+    mean_y = vertices[:, 1].mean()
+    angle = np.arctan2(vertices[:, 1] - mean_y, vertices[:, 0] - mean_x)
+    order = np.argsort(angle)
+    m = order.size
+    total = 0.0
+    for k in range(m):
+        a = order[k]
+        b = order[(k + 1) % m]
+        total += _edge_area(vertices[a, 0] - cx, vertices[a, 1] - cy,
+                            vertices[b, 0] - cx, vertices[b, 1] - cy, radius)
+    return abs(total)
 
 
 def polygon_disc_area(vertices: np.ndarray, centre: np.ndarray, radius: float) -> float:
     """Area of a convex polygon (vertices (M, 2), any order) intersected with a disc."""
-    inside = vertices.mean(axis=0)
-    angle = np.arctan2(vertices[:, 1] - inside[1], vertices[:, 0] - inside[0])
-    ring = vertices[np.argsort(angle)] - centre
-    total = 0.0
-    for k in range(ring.shape[0]):
-        total += _edge_area(ring[k], ring[(k + 1) % ring.shape[0]], radius)
-    return abs(total)
+    return float(_polygon_disc_area(np.ascontiguousarray(vertices, dtype=float),
+                                    float(centre[0]), float(centre[1]), float(radius)))
+
+
+@njit(cache=True)
+def _cell_areas(vertices: np.ndarray, flat: np.ndarray, offsets: np.ndarray,
+                centres: np.ndarray, radius: float, out: np.ndarray) -> None:  # pragma: no cover
+    """Areas of the cells ``flat[offsets[i]:offsets[i + 1]]`` (indices into ``vertices``)
+    clipped to the discs (``centres[i]``, radius)."""
+    for i in range(out.size):
+        cell = vertices[flat[offsets[i]:offsets[i + 1]]]
+        out[i] = _polygon_disc_area(cell, centres[i, 0], centres[i, 1], radius)
 
 
 def voronoi_domains(points: np.ndarray, radius: float,
@@ -98,9 +131,13 @@ def voronoi_domains(points: np.ndarray, radius: float,
     angles = 2.0 * np.pi * np.arange(GHOSTS) / GHOSTS
     ghosts = mid + far * np.c_[np.cos(angles), np.sin(angles)]
     vor = Voronoi(np.vstack([pts, ghosts]))
+    regions = [vor.regions[r] for r in vor.point_region[:n]]
+    offsets = np.zeros(n + 1, np.int64)
+    offsets[1:] = np.cumsum([len(region) for region in regions])
+    flat = np.fromiter(itertools.chain.from_iterable(regions), np.int64, int(offsets[-1]))
+    centres = pts if centre is None else np.broadcast_to(np.asarray(centre, dtype=float),
+                                                         (n, 2))
     areas = np.empty(n)
-    for i in range(n):
-        region = vor.regions[vor.point_region[i]]
-        disc_centre = pts[i] if centre is None else np.asarray(centre, dtype=float)
-        areas[i] = polygon_disc_area(vor.vertices[region], disc_centre, radius)
+    _cell_areas(vor.vertices, flat, offsets, np.ascontiguousarray(centres), float(radius),
+                areas)
     return areas

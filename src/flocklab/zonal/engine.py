@@ -4,7 +4,8 @@
 runs ``k`` synchronous steps (neighbour list -> desired directions -> steering -> motion ->
 predators) with no array allocated per step by the kernels (the neighbour list grows only
 when a step needs more room than any before; with predators the Python side looks up the
-step's events in two tiny arrays, and computes a convex hull when an attack begins).
+step's events in two tiny arrays, and computes a convex hull and the Voronoi domains of
+danger when an attack begins).
 The only randomness inside the loop is the counter-based noise of
 :mod:`flocklab.zonal.geometry`, so a run depends on the parameters and the seed only — not on
 the number of threads, nor on how the steps are chunked.
@@ -21,6 +22,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from flocklab.random import noise_key
 from flocklab.zonal import metrics
+from flocklab.zonal.danger import voronoi_domains
 from flocklab.zonal.geometry import parallel_chunks
 from flocklab.zonal.grid import NeighbourGrid
 from flocklab.zonal.motion import move, steer
@@ -75,6 +77,12 @@ class ZonalSimulation:
     capture_on_hull : ndarray of int8 (N,)
         1 if the captured prey was on the convex hull of the group when its captor's attack
         began, 0 if not, -1 not captured / unknown.
+    capture_domain, capture_domain_rank : ndarray (N,)
+        2-D open space: the captured prey's Voronoi domain of danger when its captor's attack
+        began (cell clipped to a disc of the captor's detection range around the prey,
+        :meth:`danger_domains`) and its mid-rank among the alive prey's domains then
+        (:func:`~flocklab.zonal.metrics.domain_ranks`: 0 smallest, 1 largest); -1 if not
+        captured, in 3-D or in a periodic box (not NaN: the state must stay finite).
     attacks : list of (step, predator)
         When each attack began.
     step_count : int
@@ -185,6 +193,9 @@ class ZonalSimulation:
         self.captured_by = np.full(self.n, -1, np.int64)
         self.capture_on_hull = np.full(self.n, -1, np.int8)
         self.hull_at_attack = np.zeros((count, self.n), np.bool_)
+        self.capture_domain = np.full(self.n, -1.0)
+        self.capture_domain_rank = np.full(self.n, -1.0)
+        self.domain_at_attack = np.full((count, self.n), -1.0)
         self.attacks: list[tuple[int, int]] = []
         self.attacks_started = np.zeros(count, np.int64)
 
@@ -239,6 +250,8 @@ class ZonalSimulation:
             self.attacks.append((self.step_count, int(k)))
             self.attacks_started[k] += 1
             self.hull_at_attack[k] = self.hull_members()
+            self.domain_at_attack[k] = np.nan_to_num(self.danger_domains(self.pdetect[k]),
+                                                     nan=-1.0)
         move(1, self.ppos, self.phead, self.pspeed, self.palive, p["dt"], self.obstacles, p["box"])
         predators_capture(self.ppos, self.pstatus, self.ptarget, self.ptimer, self.pevent,
                           self.pparams, self.pos, self.alive, self.step_count, p["box"],
@@ -246,6 +259,15 @@ class ZonalSimulation:
         for k in np.flatnonzero(self.pevent == EVENT_CAPTURE):
             prey = self.ptarget[k]
             self.capture_on_hull[prey] = int(self.hull_at_attack[k, prey])
+            self._record_domain(prey, self.domain_at_attack[k])
+
+    def _record_domain(self, prey: int, domains: np.ndarray) -> None:
+        """Domain of danger and its rank among ``domains`` (-1: unknown) of a captured prey."""
+        if domains[prey] < 0:
+            return
+        self.capture_domain[prey] = domains[prey]
+        rank = metrics.domain_ranks(np.where(domains >= 0, domains, np.nan))[prey]
+        self.capture_domain_rank[prey] = rank if np.isfinite(rank) else -1.0
 
     def hull_members(self) -> np.ndarray:
         """Boolean mask (N,) of the alive agents on the convex hull of the alive group."""
@@ -261,6 +283,21 @@ class ZonalSimulation:
             return mask
         mask[index[hull.vertices]] = True
         return mask
+
+    def danger_domains(self, radius: float) -> np.ndarray:
+        """Hamilton's domain of danger of each alive prey (2-D, open space): the area of its
+        Voronoi cell among the alive prey clipped to the disc of ``radius`` around it
+        (:func:`~flocklab.zonal.danger.voronoi_domains`), shape (N,), length²; NaN for dead
+        prey, and for all in 3-D, in a periodic box or with fewer than two alive prey."""
+        areas = np.full(self.n, np.nan)
+        index = np.flatnonzero(self.alive)
+        if self.dim != 2 or self.p["box"] > 0 or index.size < 2:
+            return areas
+        try:
+            areas[index] = voronoi_domains(self.pos[index, :2], radius)
+        except QhullError:  # coincident prey: no Voronoi diagram
+            pass
+        return areas
 
     # ------------------------------------------------------------------ observation
     def observe(self) -> dict[str, float]:

@@ -17,7 +17,9 @@ agents to be measured (pass only the alive ones).
   both :math:`1 - \langle|\delta|\rangle/\pi` and :math:`\langle\cos\delta\rangle`;
 * predation: captures over time, time to first capture, share of captured prey that were on
   the convex hull when the attack began;
-* Voronoi "domain of danger" (Hamilton 1971) of each individual, clipped to a disc;
+* Voronoi "domain of danger" (Hamilton 1971) of each individual, clipped to a disc
+  (:mod:`flocklab.zonal.danger`), and the captured prey's rank among the domains when the
+  attack began (:func:`domain_ranks`, :func:`danger_metrics`);
 * collective memory of a zone-width schedule: stage averages and the gap between the
   increasing and the decreasing branch (:func:`hysteresis`).
 
@@ -189,6 +191,44 @@ def hull_share(capture_on_hull: np.ndarray) -> float:
     flags = np.asarray(capture_on_hull)
     known = flags[flags >= 0]
     return float(known.mean()) if known.size else math.nan
+
+
+def domain_ranks(areas: np.ndarray) -> np.ndarray:
+    """Mid-rank of each finite entry among the others: (number smaller + half the number
+    equal) / (n - 1), in [0, 1] (0 the smallest domain, 1 the largest); NaN where ``areas``
+    is NaN or fewer than two entries are finite. Under a choice blind to the areas the
+    expected rank is exactly 1/2."""
+    values = np.asarray(areas, dtype=float)
+    ranks = np.full(values.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(values))
+    if finite.size < 2:
+        return ranks
+    known = np.sort(values[finite])
+    smaller = np.searchsorted(known, values[finite], side="left")
+    equal = np.searchsorted(known, values[finite], side="right") - smaller - 1
+    ranks[finite] = (smaller + 0.5 * equal) / (finite.size - 1)
+    return ranks
+
+
+def danger_metrics(capture_domain_rank: np.ndarray, top: float = 0.75) -> tuple[float, float]:
+    """Selfish-herd test on the captured prey's domain ranks (:func:`domain_ranks` at the
+    start of the attack; NaN entries: not captured or unknown).
+
+    Returns
+    -------
+    danger_rank : float
+        Mean rank of the captured prey (1/2 if the predator ignores the domains; above 1/2
+        when captures favour large domains, as Hamilton 1971 predicts).
+    danger_share : float
+        Share of the captured prey whose rank was >= ``top`` (the largest quarter of the
+        domains for 0.75; about 1/4 for a choice blind to the domains). Both NaN with no
+        ranked capture.
+    """
+    ranks = np.asarray(capture_domain_rank, dtype=float)
+    ranks = ranks[np.isfinite(ranks)]
+    if not ranks.size:
+        return math.nan, math.nan
+    return float(ranks.mean()), float(np.mean(ranks >= top))
 
 
 #: Thresholds of the collective-state labels (time-averaged P and m of the largest group).
