@@ -135,6 +135,10 @@ def test_stability_figure_plots_the_table(tmp_path):
     numbers = [v for r in STABILITY_ROWS for v in r[2:] if v]
     fractions = [(math.log10(v) - low) / (high - low) for v in numbers]
     assert BAND < min(fractions) and max(fractions) < 1 - BAND
+    # and no tick of the value axis sits in a band (no number is read off a band)
+    ticks = [(math.log10(v) - low) / (high - low) for v in fig.axes[0].get_yticks()]
+    assert len(ticks) >= 2 and all(BAND <= t <= 1 - BAND for t in ticks)
+    assert not fig.axes[0].yaxis.get_minorticklocs().size
     plt.close(fig)
 
 

@@ -23,6 +23,7 @@ amplification matrix, :func:`flocklab.springs.stability.theory_dt_max`), so ``nu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,7 @@ FIGURE_OPTIONS: dict[str, tuple[str, ...]] = {"stability": ("configurations", "m
 #: Markers of the accuracy lines (identical methods, e.g. two names of one update, stay visible).
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
 #: Axes fraction of the top and bottom bands (outside the numeric data).
-BAND = 0.1
+BAND = 0.12
 
 
 def check_figure_options(task: str, options: Mapping[str, Any]) -> None:
@@ -109,14 +110,27 @@ def _log_limits(values: Sequence[float]) -> tuple[float, float]:
 
 
 def _bands(ax: Any) -> None:
+    """Grey bands for the non-numeric limits, labelled at their outer edges; the log axis's
+    ticks only between them (no value is read off a band)."""
     from matplotlib.patches import Rectangle
+    from matplotlib.ticker import NullLocator
 
-    for y, text in ((1.0 - BAND, "stable at every step (∞ / ≥ largest tried)"),
-                    (0.0, "unstable at every step (0 / < smallest tried)")):
+    for y, text, align in ((1.0 - BAND, "stable at every step (∞ / ≥ largest tried)", "top"),
+                           (0.0, "unstable at every step (0 / < smallest tried)", "bottom")):
         ax.add_patch(Rectangle((0.0, y), 1.0, BAND, transform=ax.transAxes, color="0.92",
                                zorder=0, lw=0))
-        ax.text(0.005, y + BAND - 0.015, text, transform=ax.transAxes, fontsize=6.5,
-                va="top", color="0.35")
+        ax.text(0.005, 0.99 if align == "top" else 0.01, text, transform=ax.transAxes,
+                fontsize=6.5, va=align, color="0.35")
+    low, high = np.log10(ax.get_ylim())
+    inner = (low + BAND * (high - low), high - BAND * (high - low))
+    decades = range(math.floor(inner[0]), math.ceil(inner[1]) + 1)
+    for subs in ((1.0,), (1.0, 2.0, 5.0), tuple(range(1, 10))):
+        ticks = [m * 10.0**k for k in decades for m in subs
+                 if inner[0] <= math.log10(m * 10.0**k) <= inner[1]]
+        if len(ticks) >= 2:
+            break
+    ax.set_yticks(ticks, [f"{tick:g}" for tick in ticks])
+    ax.yaxis.set_minor_locator(NullLocator())
 
 
 def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
