@@ -130,6 +130,7 @@ def test_stability_figure_plots_the_table(tmp_path):
             np.testing.assert_allclose(top.get_ydata(), [1 - BAND / 2] * len(expected_top))
             np.testing.assert_allclose(bottom.get_xdata(), expected_bottom)
             np.testing.assert_allclose(bottom.get_ydata(), [BAND / 2] * len(expected_bottom))
+        np.testing.assert_allclose(lines[f"_{config} sqrt(m/k)"].get_ydata(), [0.0141] * 2)
     # every numeric limit lies between the bands of the log axis
     low, high = (math.log10(v) for v in fig.axes[0].get_ylim())
     numbers = [v for r in STABILITY_ROWS for v in r[2:] if v]

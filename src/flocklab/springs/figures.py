@@ -36,7 +36,8 @@ TASK_FIGURES: dict[str, str] = {
     "stability": "Largest stable time step of each integrator (log axis): filled circles "
                  "measured by a sweep and bisection on nonlinear runs, open diamonds the "
                  "linear theory (spectral radius of the one-step amplification matrix at the "
-                 "static equilibrium <= 1), one colour per configuration. Top band: stable at "
+                 "static equilibrium <= 1), one colour per configuration, dotted: its "
+                 "sqrt(m/k) (seed 002's bound; 004 claims 2 sqrt(m/k)). Top band: stable at "
                  "every step (theory: unconditionally; measured: up to the sweep's largest "
                  "step, 100 x 2/omega_max by default); bottom band: unstable at every step "
                  "(theory) or already at the sweep's smallest step (measured).",
@@ -133,12 +134,41 @@ def _bands(ax: Any) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
+def _plot_configuration(ax: Any, edge: Any, colour: str, offset: float, config: str,
+                        rows: Sequence[Mapping[str, Any] | None]) -> list[float]:
+    """Measured and theory limits of one configuration (``rows`` in method order, None where
+    missing) at x = method index + ``offset``, and its sqrt(m/k) as a dotted line; returns
+    the numeric values drawn (for the axis range)."""
+    numbers = []
+    for key, theory in (("dt_measured", False), ("dt_theory", True)):
+        style = {"color": colour, "ls": "none", "marker": "D" if theory else "o",
+                 "mfc": "none" if theory else colour, "ms": 6 if theory else 4.5}
+        points: dict[str, list[tuple[float, float]]] = {"number": [], "stable": [],
+                                                       "unstable": [], "none": []}
+        for m, row in enumerate(rows):
+            if row is not None:
+                kind = classify_limit(row[key], row["method"], theory)
+                points[kind].append((m + offset, row[key]))
+        ys = [float(y) for _, y in points["number"]]
+        numbers += ys
+        ax.plot([x for x, _ in points["number"]], ys,
+                label=f"{config}: {'theory' if theory else 'measured'}", **style)
+        for kind, y in (("stable", 1.0 - BAND / 2), ("unstable", BAND / 2)):
+            xs = [x for x, _ in points[kind]]
+            ax.plot(xs, [y] * len(xs), transform=edge, label=f"_{config} {key} {kind}",
+                    **style)
+    bound = next(row["sqrt_m_over_k"] for row in rows if row is not None)
+    ax.axhline(bound, color=colour, ls=":", lw=1.0, label=f"_{config} sqrt(m/k)")
+    return [*numbers, float(bound)]
+
+
 def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
-    """Measured and theory dt_max per integrator and configuration (see module docstring).
+    """Measured and theory dt_max per integrator and configuration (see module docstring),
+    with each configuration's :math:`\\sqrt{m/k}` (seed 002's bound) as a dotted line.
 
     One ``Line2D`` per configuration and kind holds the numeric limits in method order
-    (labels ``"<configuration>: measured"`` / ``": theory"``); the band markers are
-    separate lines labelled with a leading underscore.
+    (labels ``"<configuration>: measured"`` / ``": theory"``); the band markers and the
+    bound are separate lines labelled with a leading underscore.
     """
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
@@ -154,24 +184,8 @@ def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, 
     offsets = np.linspace(-0.3, 0.3, len(configs)) if len(configs) > 1 else np.zeros(1)
     numbers = []
     for c, config in enumerate(configs):
-        for key, theory in (("dt_measured", False), ("dt_theory", True)):
-            style = {"color": f"C{c}", "ls": "none", "marker": "D" if theory else "o",
-                     "mfc": "none" if theory else f"C{c}", "ms": 6 if theory else 4.5}
-            points: dict[str, list[tuple[float, float]]] = {"number": [], "stable": [],
-                                                           "unstable": [], "none": []}
-            for m, method in enumerate(methods):
-                row = by.get((config, method))
-                if row is not None:
-                    kind = classify_limit(row[key], method, theory)
-                    points[kind].append((m + offsets[c], row[key]))
-            xs = [x for x, _ in points["number"]]
-            ys = [float(y) for _, y in points["number"]]
-            numbers += ys
-            ax.plot(xs, ys, label=f"{config}: {'theory' if theory else 'measured'}", **style)
-            for kind, y in (("stable", 1.0 - BAND / 2), ("unstable", BAND / 2)):
-                xs = [x for x, _ in points[kind]]
-                ax.plot(xs, [y] * len(xs), transform=edge, label=f"_{config} {key} {kind}",
-                        **style)
+        numbers += _plot_configuration(ax, edge, f"C{c}", float(offsets[c]), config,
+                                       [by.get((config, method)) for method in methods])
     ax.set_yscale("log")
     ax.set_ylim(*_log_limits(numbers))
     ax.set_xlim(-0.6, len(methods) - 0.4)
@@ -182,7 +196,8 @@ def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, 
                for c, config in enumerate(configs)]
     handles += [Line2D([], [], color="k", ls="none", marker="o", label="measured (runs)"),
                 Line2D([], [], color="k", ls="none", marker="D", mfc="none",
-                       label="linear theory")]
+                       label="linear theory"),
+                Line2D([], [], color="k", ls=":", lw=1.0, label="√(m/k) (seed 002)")]
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
