@@ -1,5 +1,6 @@
 """The springs model's default set in miniature through Snakemake (config/springs_test.yaml):
-studies, the series and snapshot figures, and the stability and accuracy tasks."""
+studies, the series and snapshot figures, the stability and accuracy tasks and their figures
+(kind ``task``)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def finished(tmp_path_factory):
     os.environ["PYTHONPATH"] = path
     try:
         snakemake(workdir, "--configfile", str(CONFIG), "--cores", "2")
+        snakemake(workdir, "--configfile", str(CONFIG), "--report",
+                  str(workdir / "results" / "report.html"))
     finally:
         if old is None:
             os.environ.pop("PYTHONPATH")
@@ -62,8 +65,9 @@ def test_config_validates_with_the_tasks(monkeypatch):
 
 
 def test_outputs_exist(finished):
-    for name in ("springs_energy", "springs_tongue"):
-        assert (finished / "figures" / f"{name}.png").stat().st_size > 0
+    for name in ("springs_energy", "springs_tongue", "springs_stability", "springs_accuracy"):
+        for ext in ("png", "pdf"):
+            assert (finished / "figures" / f"{name}.{ext}").stat().st_size > 0
     for task in ("springs_stability", "springs_accuracy"):
         assert (finished / "tasks" / task / "result.json").exists()
     assert (finished / "tasks" / "springs_stability" / "stability.csv").exists()
@@ -86,3 +90,15 @@ def test_fitted_orders_in_the_pipeline(finished):
                          ).read_text())["result"]["orders"]
     assert abs(orders["semi_implicit_euler"] - 1.0) < 0.3
     assert abs(orders["rk4"] - 4.0) < 0.3
+
+
+def test_task_figures_are_logged_and_in_the_report(finished):
+    """The task figures ran through rule figure (a log each) and the HTML report shows
+    them with captions naming the drawing and the task's result file."""
+    logs = finished / "logs" / "figures"
+    assert (logs / "springs_stability.log").exists()
+    assert (logs / "springs_accuracy.log").exists()
+    report = (finished / "report.html").read_text()
+    assert "springs_stability.png" in report and "springs_accuracy.png" in report
+    assert "Largest stable time step of each integrator" in report
+    assert "results/tasks/springs_accuracy/result.json" in report

@@ -92,3 +92,21 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
                  f"per point, {study.time_text()}, records up to t = {study.burn_in:g} "
                  f"{model.time_units} discarded as burn-in; base seed {study.base_seed}.")
     return "\n".join(lines)
+
+
+def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
+    """Report caption (reStructuredText) of a ``task`` figure: what the model draws, the task
+    it reads (``entry``, its config entry) with its parameters and options."""
+    model = get_model(entry["model"])
+    lines = [f"**{spec.get('title') or name}** — {entry.get('description') or spec['task']}",
+             "", f"{model.task_figures[entry['task']]}",
+             f"Task '{spec['task']}' ({entry['task']}: {model.tasks[entry['task']]}) of the "
+             f"{model.name} model ({model.reference}); numbers in "
+             f"results/tasks/{spec['task']}/result.json."]
+    if entry.get("params"):
+        lines.append(f"Parameters: {_values_text(entry['params'])}.")
+    if entry.get("options"):
+        lines.append(f"Task options: {_values_text(entry['options'])}.")
+    if spec.get("options"):
+        lines.append(f"Figure options: {_values_text(spec['options'])}.")
+    return "\n".join(lines)

@@ -598,9 +598,28 @@ def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> Non
                               f"swept on an axis of its own, not with the size")
 
 
+def _check_task_figure(where: str, figure: Mapping[str, Any],
+                       tasks: Mapping[str, Any]) -> None:
+    """A ``task`` figure names a configured task whose model draws it, with options the
+    model accepts."""
+    if figure["task"] not in tasks:
+        raise ConfigError(f"config key '{where}.task': unknown task '{figure['task']}'; "
+                          f"defined: {', '.join(tasks) or 'none'}")
+    entry = tasks[figure["task"]]
+    model = get_model(entry["model"])
+    try:
+        model.check_task_figure(entry["task"], figure["options"])
+    except ParameterError as error:
+        key = f"options.{error.name}" if error.name in figure["options"] else "task"
+        raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
+
+
 def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
     for name, figure in config["figures"].items():
         where = f"figures.{name}"
+        if figure["kind"] == "task":
+            _check_task_figure(where, figure, config["tasks"])
+            continue
         if figure["study"] not in studies:
             raise ConfigError(f"config key '{where}.study': unknown study '{figure['study']}'; "
                               f"defined: {', '.join(studies)}")
@@ -704,8 +723,8 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
     validate_schema(config, load_schema(schema_path))
     studies = {name: _build_study(name, raw, config["base_seed"])
                for name, raw in config["studies"].items()}
-    _check_figures(config, studies)
     _check_tasks(config)
+    _check_figures(config, studies)
     return studies
 
 

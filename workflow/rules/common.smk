@@ -115,6 +115,8 @@ def analysis_paths(study):
 def figure_inputs(wildcards):
     """Files a figure reads, in the order flocklab.stages.figures.make_figure expects."""
     spec = FIGURES[wildcards.figure]
+    if spec["kind"] == "task":
+        return [f"results/tasks/{spec['task']}/result.json"]
     summary = summary_path(spec["study"])
     if spec["kind"] == "snapshots":
         return [figure_run(spec, panel) for panel in spec["panels"]]

@@ -1,6 +1,13 @@
 # Stage 3: figures and animations, each marked for the HTML report with a caption.
 
-from flocklab.captions import caption
+from flocklab.captions import caption, task_caption
+
+
+def figure_caption(name):
+    spec = FIGURES[name]
+    if spec["kind"] == "task":
+        return task_caption(name, spec, config["tasks"][spec["task"]])
+    return caption(name, spec, STUDIES[spec["study"]])
 
 
 rule figure:
@@ -16,7 +23,7 @@ rule figure:
     params:
         spec=lambda wc: FIGURES[wc.figure],
         dpi=config["plot"]["dpi"],
-        caption=lambda wc: caption(wc.figure, FIGURES[wc.figure], STUDIES[FIGURES[wc.figure]["study"]]),
+        caption=lambda wc: figure_caption(wc.figure),
     conda:
         "../envs/flocklab.yaml"
     log:

@@ -42,7 +42,9 @@ Hooks (the driver calls them in this order):
 :meth:`load_state` for checkpoints → :meth:`extra_outputs` → :meth:`extra_metrics` (later,
 at study level, from the run file). :meth:`entity_count`, :meth:`resources`,
 :meth:`chunk_steps`, :meth:`derived` and :meth:`draw` describe a run without running it.
-:meth:`check_task` / :meth:`run_task` run the named computations in :attr:`tasks`.
+:meth:`check_task` / :meth:`run_task` run the named computations in :attr:`tasks`;
+:meth:`check_task_figure` / :meth:`draw_task` draw a task's result (figure kind ``task``)
+for the tasks in :attr:`task_figures`.
 A model with a whole-interval solver (``solve_ivp`` over ``[0, t_end]``) sets
 ``supports_checkpoint = False`` and overrides :meth:`chunk_steps` to return all steps.
 
@@ -355,6 +357,9 @@ class Model:
     #: Named computations besides time runs, ``name -> one-line description`` (e.g. the
     #: contest questions of the bench dragon); see :meth:`run_task`.
     tasks: ClassVar[dict[str, str]] = {}
+    #: Tasks whose result the model draws (figure kind ``task``), ``task -> one-line
+    #: description of the drawing`` (the report caption); see :meth:`draw_task`.
+    task_figures: ClassVar[dict[str, str]] = {}
     #: Entity-updates per chunk between progress reports and finiteness checks.
     chunk_updates: ClassVar[int] = 1 << 22
 
@@ -511,6 +516,34 @@ class Model:
         """Run task ``task`` and return its result as a JSON-ready document; tables and
         other files it makes go into ``out_dir`` (override when :attr:`tasks` is set)."""
         raise NotImplementedError(f"model '{self.name}' has no tasks")
+
+    def check_task_figure(self, task: str, options: Mapping[str, Any]) -> None:
+        """Validate the options of a figure of task ``task`` before any job runs (override
+        to accept options); raise ParameterError naming the option.
+
+        The default accepts a task in :attr:`task_figures` with no options.
+        """
+        if task not in self.task_figures:
+            raise ParameterError("task", f"model '{self.name}' draws no figure of task "
+                                         f"'{task}'; it draws: "
+                                         f"{', '.join(self.task_figures) or 'none'}")
+        if options:
+            name = next(iter(options))
+            raise ParameterError(name, f"figures of task '{task}' of model '{self.name}' "
+                                       f"take no option '{name}'")
+
+    def draw_task(self, fig: Any, document: Mapping[str, Any],
+                  options: Mapping[str, Any]) -> None:
+        """Draw a task's result on the empty matplotlib figure ``fig`` (override with
+        :attr:`task_figures`).
+
+        ``document`` is the task's ``result.json`` as written by the *task* stage (keys
+        ``task``, ``parameters``, ``options``, ``result``); ``options`` is the figure's
+        ``options`` as checked by :meth:`check_task_figure`. The hook adds its own axes
+        (and may resize ``fig``); the stage sets the title and saves.
+        """
+        raise NotImplementedError(f"model '{self.name}' draws no figure of task "
+                                  f"'{document.get('task')}'")
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:

@@ -42,6 +42,7 @@ from flocklab.models.base import (
     TimeGrid,
 )
 from flocklab.parameters import ParameterError, ParameterSpec
+from flocklab.springs.figures import TASK_FIGURES
 from flocklab.springs.integrators import INTEGRATORS
 from flocklab.springs.tasks import TASKS
 
@@ -104,6 +105,8 @@ class Springs(Model):
     entity_dim = "point"
     #: Stability table and claims, cloth cost, accuracy orders (flocklab.springs.tasks).
     tasks: ClassVar[dict[str, str]] = TASKS
+    #: Stability table and global error against dt as figures (flocklab.springs.figures).
+    task_figures: ClassVar[dict[str, str]] = TASK_FIGURES
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("point x position", "m"),
         "y": SnapshotVariable("point y position", "m"),
@@ -370,6 +373,19 @@ class Springs(Model):
         from flocklab.springs.tasks import run_task
 
         return run_task(self, task, params, options, out_dir)
+
+    def check_task_figure(self, task: str, options: Mapping[str, Any]) -> None:
+        from flocklab.springs.figures import check_figure_options
+
+        check_figure_options(task, options)
+
+    def draw_task(self, fig: Any, document: Mapping[str, Any],
+                  options: Mapping[str, Any]) -> None:
+        """The stability table or the global error against dt of a task document
+        (:mod:`flocklab.springs.figures`)."""
+        from flocklab.springs.figures import draw_task_figure
+
+        draw_task_figure(fig, document, options)
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:

@@ -2,11 +2,13 @@
 
 Figure kinds (config ``figures.<name>.kind``): ``snapshots`` and ``animation`` read run
 files, ``curve`` reads a study's ``summary.nc``, the analysis kinds read ``critical.nc``,
-``fss.nc`` or ``sensitivity.nc``. Report captions: :mod:`flocklab.captions`.
+``fss.nc`` or ``sensitivity.nc``, and ``task`` reads a task's ``result.json``, drawn by the
+task's model (:meth:`flocklab.models.Model.draw_task`). Report captions: :mod:`flocklab.captions`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -18,6 +20,7 @@ from matplotlib.animation import FFMpegWriter, PillowWriter
 
 from flocklab import plotting
 from flocklab.io import atomic_output, open_dataset
+from flocklab.models import get_model
 
 FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
                "distribution": plotting.distribution_figure}
@@ -35,14 +38,28 @@ def _save(fig: plt.Figure, outputs: Sequence[str | os.PathLike], dpi: int) -> No
     plt.close(fig)
 
 
+def task_figure(spec: Mapping[str, Any], result: str | os.PathLike) -> plt.Figure:
+    """The figure of a task's ``result.json`` drawn by the task's model, titled."""
+    with open(result, encoding="utf-8") as stream:
+        document = json.load(stream)
+    fig = plt.figure(figsize=(6.4, 4.4), layout="constrained")
+    get_model(document["model"]).draw_task(fig, document, spec.get("options", {}))
+    if spec.get("title"):
+        fig.suptitle(spec["title"], fontsize=10)
+    return fig
+
+
 def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
                 outputs: Sequence[str | os.PathLike], dpi: int = 150) -> None:
-    """Draw one ``snapshots`` or ``curve`` figure and save it in every output format.
+    """Draw one figure of a stage file kind and save it in every output format.
 
-    ``inputs`` are the run files of the panels in order (``snapshots``) or the
-    study's summary file (``curve``).
+    ``inputs`` are the run files of the panels in order (``snapshots``), the
+    study's summary file (``curve``), the analysis files, or the task's ``result.json``
+    (``task``).
     """
-    if spec["kind"] == "snapshots":
+    if spec["kind"] == "task":
+        fig = task_figure(spec, inputs[0])
+    elif spec["kind"] == "snapshots":
         runs = [open_dataset(path) for path in inputs]
         fig = plotting.snapshot_figure(
             runs, [panel["frame"] for panel in spec["panels"]],
