@@ -615,6 +615,8 @@ def _check_task_figure(where: str, figure: Mapping[str, Any],
 
 
 def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
+    """Every figure names an existing study (or task), points, observables and coordinates
+    it can draw; errors name the figure's key."""
     for name, figure in config["figures"].items():
         where = f"figures.{name}"
         if figure["kind"] == "task":
@@ -624,62 +626,80 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
             raise ConfigError(f"config key '{where}.study': unknown study '{figure['study']}'; "
                               f"defined: {', '.join(studies)}")
         study = studies[figure["study"]]
-        points = [(f"{where}.panels[{k}]", panel) for k, panel in
-                  enumerate(figure.get("panels", []))]
-        points += [(f"{where}.runs[{k}]", run) for k, run in enumerate(figure.get("runs", []))]
         if figure["kind"] == "series":
-            observables = [obs.name for obs in get_model(study.model).observables]
-            named = [(f"{where}.y[{k}]", name) for k, name in enumerate(figure["y"])]
-            if "x" in figure:
-                named.append((f"{where}.x", figure["x"]))
-            for key, name in named:
-                if name not in observables:
-                    raise ConfigError(f"config key '{key}': '{name}' is not an "
-                                      f"observable of model '{study.model}'; allowed: "
-                                      f"{', '.join(observables)}")
-        if figure["kind"] == "animation":
-            points.append((where, figure))
-        for key, entry in points:
-            try:
-                study.find_point(entry["point"])
-            except (KeyError, ParameterError) as error:
-                raise ConfigError(f"config key '{key}.point': {error}") from None
-            if entry.get("replicate", 0) >= study.replicates:
-                raise ConfigError(f"config key '{key}.replicate': must be < replicates = "
-                                  f"{study.replicates}")
-        if figure["kind"] in ("snapshots", "animation") and study.snapshot_every == 0 \
-                and any(entry.get("frame") != "first" for _, entry in points):
-            raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
-                              f"'{name}' needs snapshots; set every >= 1")
-        methods = SENSITIVITY_FIGURES.get(figure["kind"])
-        method = study.sensitivity.method if study.sensitivity is not None else None
-        if methods and method not in methods:
-            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a "
-                              f"sensitivity section with method {' or '.join(methods)} in "
-                              f"study '{study.name}'")
-        if study.sensitivity is not None and figure["kind"] not in (*SENSITIVITY_FIGURES,
-                                                               "snapshots", "animation",
-                                                               "series"):
-            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a grid "
-                              f"study; '{study.name}' is a sensitivity study")
-        needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
-                 "distribution": "fss"}.get(figure["kind"])
-        if needs and needs not in config["studies"][study.name]:
-            raise ConfigError(f"config key '{where}.kind': '{figure['kind']}' needs a '{needs}' "
-                              f"section in study '{study.name}'")
+            _check_series_figure(where, figure, study)
+        _check_figure_points(where, name, figure, study)
+        _check_figure_kind(where, figure, study, config["studies"][study.name])
         if figure["kind"] == "curve":
-            coordinates = [*study.swept, *get_model(study.model).derived(
-                study.params(next(study.points())))]
-            if figure["x"] not in coordinates:
-                raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
-                                  f"of study '{study.name}'; available: {', '.join(coordinates)}")
-            if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
-                raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
-                                  f"dimension of study '{study.name}'")
-            quantities = summary_quantities(get_model(study.model))
-            if figure["y"] not in quantities:
-                raise ConfigError(f"config key '{where}.y': '{figure['y']}' is not one of "
-                                  f"{', '.join(quantities)}")
+            _check_curve_figure(where, figure, study)
+
+
+def _check_series_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
+    observables = [obs.name for obs in get_model(study.model).observables]
+    named = [(f"{where}.y[{k}]", name) for k, name in enumerate(figure["y"])]
+    if "x" in figure:
+        named.append((f"{where}.x", figure["x"]))
+    for key, name in named:
+        if name not in observables:
+            raise ConfigError(f"config key '{key}': '{name}' is not an observable of model "
+                              f"'{study.model}'; allowed: {', '.join(observables)}")
+
+
+def _check_figure_points(where: str, name: str, figure: Mapping[str, Any],
+                         study: Study) -> None:
+    """Panels, runs and animations name existing points, replicates and snapshots."""
+    points = [(f"{where}.panels[{k}]", panel) for k, panel in
+              enumerate(figure.get("panels", []))]
+    points += [(f"{where}.runs[{k}]", run) for k, run in enumerate(figure.get("runs", []))]
+    if figure["kind"] == "animation":
+        points.append((where, figure))
+    for key, entry in points:
+        try:
+            study.find_point(entry["point"])
+        except (KeyError, ParameterError) as error:
+            raise ConfigError(f"config key '{key}.point': {error}") from None
+        if entry.get("replicate", 0) >= study.replicates:
+            raise ConfigError(f"config key '{key}.replicate': must be < replicates = "
+                              f"{study.replicates}")
+    if figure["kind"] in ("snapshots", "animation") and study.snapshot_every == 0 \
+            and any(entry.get("frame") != "first" for _, entry in points):
+        raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
+                          f"'{name}' needs snapshots; set every >= 1")
+
+
+def _check_figure_kind(where: str, figure: Mapping[str, Any], study: Study,
+                       raw_study: Mapping[str, Any]) -> None:
+    """Analysis figures need the study's analysis section; grid figures a grid study."""
+    kind = figure["kind"]
+    methods = SENSITIVITY_FIGURES.get(kind)
+    method = study.sensitivity.method if study.sensitivity is not None else None
+    if methods and method not in methods:
+        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a sensitivity section "
+                          f"with method {' or '.join(methods)} in study '{study.name}'")
+    if study.sensitivity is not None and kind not in (*SENSITIVITY_FIGURES, "snapshots",
+                                                      "animation", "series"):
+        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a grid study; "
+                          f"'{study.name}' is a sensitivity study")
+    needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
+             "distribution": "fss"}.get(kind)
+    if needs and needs not in raw_study:
+        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a '{needs}' section "
+                          f"in study '{study.name}'")
+
+
+def _check_curve_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
+    model = get_model(study.model)
+    coordinates = [*study.swept, *model.derived(study.params(next(study.points())))]
+    if figure["x"] not in coordinates:
+        raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
+                          f"of study '{study.name}'; available: {', '.join(coordinates)}")
+    if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
+        raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
+                          f"dimension of study '{study.name}'")
+    quantities = summary_quantities(model)
+    if figure["y"] not in quantities:
+        raise ConfigError(f"config key '{where}.y': '{figure['y']}' is not one of "
+                          f"{', '.join(quantities)}")
 
 
 def _check_tasks(config: Mapping[str, Any]) -> None:

@@ -142,6 +142,16 @@ def animation_outputs(name):
     return outputs
 
 
+def figure_caption(name):
+    """The report caption of figure ``name`` (a study figure or a task figure)."""
+    from flocklab.captions import caption, task_caption
+
+    spec = FIGURES[name]
+    if spec["kind"] == "task":
+        return task_caption(name, spec, config["tasks"][spec["task"]])
+    return caption(name, spec, STUDIES[spec["study"]])
+
+
 def all_figure_outputs():
     outputs = [path for name in FIGURES for path in figure_outputs(name)]
     return outputs + [path for name in ANIMATIONS for path in animation_outputs(name)]

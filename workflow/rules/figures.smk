@@ -1,13 +1,6 @@
 # Stage 3: figures and animations, each marked for the HTML report with a caption.
 
-from flocklab.captions import caption, task_caption
-
-
-def figure_caption(name):
-    spec = FIGURES[name]
-    if spec["kind"] == "task":
-        return task_caption(name, spec, config["tasks"][spec["task"]])
-    return caption(name, spec, STUDIES[spec["study"]])
+from flocklab.captions import caption
 
 
 rule figure:
