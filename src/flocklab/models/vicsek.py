@@ -13,8 +13,9 @@ noise. With :math:`S_i = \sum_{|r_j - r_i| \le r} e^{i\theta_j(t)}` and
   :math:`\theta_i(t+1) = \arg[S_i + \eta\, n_i\, e^{i\xi_i}]`, :math:`\xi_i \sim U[-\pi, \pi]`,
   :math:`\eta \in [0, 1]`.
 
-Positions: ``update="forward"`` :math:`x_i(t+1) = x_i(t) + v_0 e(\theta_i(t+1))` (the paper's
-rule); ``update="backward"`` uses :math:`e(\theta_i(t))`.
+Positions: ``update="forward"`` :math:`x_i(t+1) = x_i(t) + v_0 e(\theta_i(t+1))` (the new
+heading, as Grégoire & Chaté 2004); ``update="backward"`` uses :math:`e(\theta_i(t))`, the old
+heading, as Vicsek et al. (1995) print eq. (1).
 
 The order parameter is :math:`v_a(t) = |\sum_i e(\theta_i(t))| / N`.
 
