@@ -1,4 +1,6 @@
-"""Small experiments behind the claims in docs/zonal.md (pure functions of parameters and seeds).
+"""Small experiments behind the claims in the README's zonal section.
+
+Pure functions of parameters and seeds.
 
 * :func:`collective_memory` — Couzin et al. (2002): the zone of orientation is widened step by
   step and then narrowed again, each step continuing from the previous step's final state;
@@ -127,7 +129,7 @@ def predation_comparison(seeds: int, steps: int = 600) -> dict[str, dict[str, fl
     return out
 
 
-def main() -> None:  # pragma: no cover - prints the tables of docs/zonal.md
+def main() -> None:  # pragma: no cover - prints the tables of the README's zonal section
     widths = np.arange(0.0, 6.01, 0.5)
     print("collective memory (3-D, N = 100, delta_a = 12), seeds 0-2: P / m")
     for seed in range(3):
