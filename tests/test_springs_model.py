@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 
 import numpy as np
@@ -105,19 +106,84 @@ def test_perturbed_start_depends_only_on_the_seed():
     assert runs[0]["tip_distance"].values[0] < 0.01 * 0.05 * math.sqrt(2) + 1e-12
 
 
-def test_draw_chain_and_cloth():
+CLOTH = {"structure": "cloth", "nx": 4, "ny": 3, "gravity": 9.81}
+
+
+def _small_runs() -> tuple:
+    return tuple(flocklab.simulate("springs", **params, dt=0.01, t_end=0.1, seed=1,
+                                   snapshot_every=0.05) for params in (TONGUE, CLOTH))
+
+
+def test_draw_chain_on_ordinary_axes_and_cloth_in_3d():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from mpl_toolkits.mplot3d.axes3d import Axes3D
 
-    for params in (TONGUE, {"structure": "cloth", "nx": 4, "ny": 3, "gravity": 9.81}):
-        ds = flocklab.simulate("springs", **params, dt=0.01, t_end=0.1, seed=1,
-                               snapshot_every=0.05)
-        figure, ax = plt.subplots()
-        Springs().draw(ax, ds, 1, label="test")
-        assert len(ax.collections) == 1 and "t = 0.05 s" in ax.get_title()
-        plt.close(figure)
+    chain_run, cloth_run = _small_runs()
+    model = Springs()
+    assert model.projection(chain_run) is None and model.projection(cloth_run) == "3d"
+    figure, ax = plt.subplots()
+    model.draw(ax, chain_run, 1, label="test")
+    assert not isinstance(ax, Axes3D) and len(ax.collections) == 1
+    assert "t = 0.05 s" in ax.get_title() and ax.get_ylabel() == "y (m)"
+    segments = ax.collections[0].get_segments()
+    system = model.build({**{p.name: p.default for p in model.parameters}, **TONGUE})
+    x, y = chain_run["x"].values[1], chain_run["y"].values[1]
+    assert np.allclose(segments, np.stack([np.column_stack([x[system.springs[:, k]],
+                                                            y[system.springs[:, k]]])
+                                           for k in (0, 1)], axis=1))
+    plt.close(figure)
+
+    figure = plt.figure()
+    ax = figure.add_subplot(projection="3d")
+    model.draw(ax, cloth_run, 2, label="test")
+    assert isinstance(ax, Axes3D) and "t = 0.1 s" in ax.get_title()
+    system = model.build({**{p.name: p.default for p in model.parameters}, **CLOTH})
+    points = np.stack([cloth_run[c].values[2] for c in ("x", "y", "z")], axis=-1)
+    lines = [c for c in ax.collections if hasattr(c, "_segments3d")]
+    assert len(lines) == 1
+    assert np.allclose(np.asarray(lines[0]._segments3d), points[system.springs])
+    assert len(system.springs) == 4 * 2 + 3 * 3 + 2 * 3 * 2     # structural + shear
+    # pinned points drawn as squares, at the pinned positions
+    squares = [line for line in ax.lines if line.get_marker() == "s"]
+    assert len(squares) == 1
+    assert np.allclose(np.column_stack(squares[0].get_data_3d()), points[system.fixed])
+    # fixed limits: the whole run's bounding box (plus the mean rest length) at every frame
+    everything = np.stack([cloth_run[c].values for c in ("x", "y", "z")], axis=-1)
+    pad = float(np.mean(system.rest_length))
+    assert ax.get_zlim() == pytest.approx((everything[..., 2].min() - pad,
+                                           everything[..., 2].max() + pad))
+    before = (ax.get_xlim(), ax.get_ylim(), ax.get_zlim())
+    ax.clear()
+    model.draw(ax, cloth_run, 0)
+    assert (ax.get_xlim(), ax.get_ylim(), ax.get_zlim()) == before
+    plt.close(figure)
+
+
+@pytest.mark.filterwarnings("ignore:Animation was deleted")
+def test_snapshot_figure_and_animation_use_the_model_projection():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from mpl_toolkits.mplot3d.axes3d import Axes3D
+
+    from flocklab import plotting
+
+    chain_run, cloth_run = _small_runs()
+    figure = plotting.snapshot_figure([chain_run, cloth_run], ["last", "last"], ["a", "b"])
+    kinds = [isinstance(ax, Axes3D) for ax in figure.axes if ax.get_visible()]
+    assert kinds == [False, True]
+    plt.close(figure)
+    for run, three_d in ((chain_run, False), (cloth_run, True)):
+        animation = plotting.animate_run(run)
+        animation._func(1)
+        assert isinstance(animation._fig.axes[0], Axes3D) == three_d
+        plt.close(animation._fig)
+        del animation
+        gc.collect()   # the unsaved animation warns when collected: here, under the filter
 
 
 def test_stability_report_has_both_limits():

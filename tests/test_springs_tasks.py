@@ -19,6 +19,7 @@ from flocklab.springs.tasks import TASKS, attach, resolve_options, run_task
     ("stability", {"span": [10.0, 1.0]}, "span"),
     ("stability", {"points": 2}, "points"),
     ("stability", {"damping_kinds": ["viscous"]}, "damping_kinds"),
+    ("stability", {"cloth_run_time": 0.0}, "cloth_run_time"),
     ("cloth_cost", {"t_end": 0.0}, "t_end"),
     ("cloth_cost", {"repeats": 3}, "repeats"),
     ("accuracy", {"zeta": 1.5}, "zeta"),
@@ -61,3 +62,22 @@ def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):
     assert result["verdicts"] == [] and "explicit_euler" in result["verdicts_note"]
     assert (tmp_path / "stability.csv").read_text().startswith("configuration,method")
     json.dumps(result, allow_nan=True)
+
+
+def test_cloth_run_time_applies_to_the_cloth_rows_only(tmp_path, monkeypatch):
+    import flocklab.springs.claims as claims
+
+    used = {}
+    real = claims.stability_table
+
+    def spy(configs, methods, **measure):
+        used[configs[0][0]] = measure["run_time"]
+        return real(configs, methods, **{**measure, "points": 3, "refine": 0})
+
+    monkeypatch.setattr(claims, "stability_table", spy)
+    model = Springs()
+    run_task(model, "stability", model.resolve({"structure": "chain"}),
+             {"masses": [0.1], "damping_kinds": ["absolute"], "methods": ["rk4"],
+              "cloth_size": 2, "run_time": 0.2, "cloth_run_time": 0.05, "min_steps": 10},
+             str(tmp_path))
+    assert used == {"tongue absolute m=0.1": 0.2, "cloth 2x2": 0.05}

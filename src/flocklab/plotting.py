@@ -112,6 +112,14 @@ def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
     get_model(str(ds.attrs["model"])).draw(ax, ds, frame, trail=trail, label=label)
 
 
+def snapshot_projection(ds: xr.Dataset) -> str | None:
+    """The axes projection the run's model asks for (:meth:`~flocklab.models.Model.projection`;
+    ``None`` for ordinary 2-D axes)."""
+    from flocklab.models import get_model
+
+    return get_model(str(ds.attrs["model"])).projection(ds)
+
+
 def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: Sequence[str],
                     trail: int = 20, columns: int = 2, title: str = "") -> plt.Figure:
     """Panels of particle configurations (one per run), as Fig. 1 of Vicsek et al. (1995)."""
@@ -119,7 +127,12 @@ def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: S
     fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.3 * rows), squeeze=False)
     for ax in axes.flat[len(runs):]:
         ax.set_visible(False)
-    for ax, ds, which, label in zip(axes.flat, runs, frames, labels, strict=False):
+    for index, (ax, ds, which, label) in enumerate(
+            zip(axes.flat, runs, frames, labels, strict=False)):
+        projection = snapshot_projection(ds)
+        if projection is not None:
+            ax.remove()
+            ax = fig.add_subplot(rows, columns, index + 1, projection=projection)
         frame = 0 if which == "first" else ds.sizes["frame"] - 1
         draw_snapshot(ax, ds, frame, trail=trail if which == "last" else 0, label=label)
     if title:
@@ -236,7 +249,9 @@ def _phase_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
 def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
                 title: str = "") -> FuncAnimation:
     """Animation of a run's snapshot frames (arrows and trails)."""
-    fig, ax = plt.subplots(figsize=(4.2, 4.4))
+    projection = snapshot_projection(ds)
+    fig, ax = plt.subplots(figsize=(4.2, 4.4), subplot_kw=None if projection is None
+                           else {"projection": projection})
     frames = list(range(0, ds.sizes["frame"], stride))
 
     def draw(frame: int) -> list:

@@ -545,6 +545,15 @@ class Model:
         raise NotImplementedError(f"model '{self.name}' draws no figure of task "
                                   f"'{document.get('task')}'")
 
+    def projection(self, run: xr.Dataset) -> str | None:
+        """Matplotlib projection of the axes :meth:`draw` needs for ``run`` (override).
+
+        ``None`` (the default) means ordinary 2-D axes; e.g. ``"3d"`` makes the figure
+        stage create :class:`mpl_toolkits.mplot3d.axes3d.Axes3D` for snapshots and
+        animation frames of that run.
+        """
+        return None
+
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:
         """Draw frame ``frame`` of a run on matplotlib axes ``ax`` (override).

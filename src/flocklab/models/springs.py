@@ -387,17 +387,39 @@ class Springs(Model):
 
         draw_task_figure(fig, document, options)
 
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Springs as lines and points as dots in the x–y plane (2-D) or the vertical x–z
-        plane (3-D cloth); fixed points as squares."""
+    def _run_system(self, run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
+        """The structure a run was made with, rebuilt from its recorded parameters."""
         import json
 
         params = json.loads(run.attrs["parameters"]) if isinstance(
             run.attrs.get("parameters"), str) else dict(run.attrs)
-        system = self.build({**{s.name: s.default for s in self.parameters}, **params})
+        return self.build({**{s.name: s.default for s in self.parameters}, **params}), params
+
+    def projection(self, run: xr.Dataset) -> str | None:
+        """``"3d"`` for a 3-D structure (the cloth), ``None`` (ordinary axes) in 2-D."""
+        return "3d" if self._run_system(run)[0].dim == 3 else None
+
+    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
+             label: str = "") -> None:
+        """Springs as lines and points as dots; fixed points as black squares.
+
+        A 2-D structure is drawn in the x–y plane on ordinary axes; a 3-D one (the cloth)
+        on the :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks
+        for, by :func:`flocklab.springs.figures.draw_structure_3d`.
+        """
+        system, params = self._run_system(run)
+        title = f"{label} {params.get('integrator', '')} " \
+                f"t = {run['frame'].values[frame]:g} s".strip()
+        if system.dim == 3:
+            from flocklab.springs.figures import draw_structure_3d
+
+            positions = np.stack([run[c].values for c in ("x", "y", "z")], axis=-1)
+            draw_structure_3d(ax, positions, frame, system.springs, system.fixed,
+                              pad=float(np.mean(system.rest_length)))
+            ax.set_title(title, fontsize=9)
+            return
         x = run["x"].values[frame]
-        vertical = run["z"].values[frame] if system.dim == 3 else run["y"].values[frame]
+        vertical = run["y"].values[frame]
         i, j = system.springs.T
         segments = np.stack([np.column_stack([x[i], vertical[i]]),
                              np.column_stack([x[j], vertical[j]])], axis=1)
@@ -412,6 +434,5 @@ class Springs(Model):
         ax.set_ylim(vertical.min() - pad, vertical.max() + pad)
         ax.set_aspect("equal", adjustable="datalim")
         ax.set_xlabel("x (m)")
-        ax.set_ylabel("z (m)" if system.dim == 3 else "y (m)")
-        ax.set_title(f"{label} {params.get('integrator', '')} "
-                     f"t = {run['frame'].values[frame]:g} s".strip(), fontsize=9)
+        ax.set_ylabel("y (m)")
+        ax.set_title(title, fontsize=9)

@@ -9,6 +9,8 @@ r"""Figures of the springs model's task results (figure kind ``task``).
   0; measured: unstable already at the sweep's smallest step, an upper bound).
 * :func:`accuracy_figure` — the ``accuracy`` task's global error against :math:`\Delta t` per
   integrator on log–log axes, the fitted order in the legend.
+* :func:`draw_structure_3d` — one frame of a 3-D structure (the cloth) on 3-D axes, for the
+  model's snapshots and animation frames (:meth:`flocklab.models.springs.Springs.draw`).
 
 Matplotlib is imported inside the drawing functions only: the model module imports
 :data:`TASK_FIGURES` when the Snakefile is parsed.
@@ -235,3 +237,44 @@ def draw_task_figure(fig: Any, document: Mapping[str, Any], options: Mapping[str
     check_figure_options(task, options)
     drawer = {"stability": stability_figure, "accuracy": accuracy_figure}[task]
     drawer(fig, document["result"], options)
+
+
+def draw_structure_3d(ax: Any, positions: np.ndarray, frame: int, springs: np.ndarray,
+                      fixed: np.ndarray, pad: float) -> None:
+    """Frame ``frame`` of a 3-D mass–spring structure on :class:`~mpl_toolkits.mplot3d.axes3d.
+    Axes3D` ``ax``: springs as segments, free points as dots, fixed points as black squares.
+
+    The axis limits are those of the whole run (every frame, padded by ``pad``), so an
+    animation does not jump, and the box aspect is the data's (equal scales on x, y, z).
+
+    Parameters
+    ----------
+    ax : Axes3D
+        Axes with ``projection="3d"``.
+    positions : ndarray, shape (frames, n, 3)
+        Point positions of every frame (m).
+    frame : int
+        The frame to draw.
+    springs : ndarray of int, shape (s, 2)
+        Point indices of each spring.
+    fixed : ndarray of bool, shape (n,)
+        Fixed (pinned) points.
+    pad : float
+        Margin around the run's bounding box (m), e.g. the mean rest length.
+    """
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection
+
+    p = positions[frame]
+    ax.add_collection3d(Line3DCollection(p[springs], colors="0.5", linewidths=0.6))
+    ax.plot(*p[~fixed].T, "o", ms=2.5, color="C0")
+    ax.plot(*p[fixed].T, "s", ms=5, color="k")
+    low = np.nanmin(positions.reshape(-1, 3), axis=0) - pad
+    high = np.nanmax(positions.reshape(-1, 3), axis=0) + pad
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+    ax.set_zlim(low[2], high[2])
+    ax.set_box_aspect(tuple(high - low))
+    ax.locator_params(nbins=4)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")

@@ -111,6 +111,7 @@ OPTIONS: dict[str, dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
         "methods": (None, _list_of(_one_of(_integrators))),
         "cloth_size": (0, _count(0)),
         "run_time": (5.0, _positive_number),
+        "cloth_run_time": (None, _positive_number),
         "min_steps": (1000, _count(1)),
         "points": (13, _count(3)),
         "refine": (7, _count(0)),
@@ -222,7 +223,10 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     A measured limit has relative resolution
     :math:`(\\Delta_{sweep})^{2^{-refine}} - 1` with :math:`\\Delta_{sweep}` the sweep's
     ratio of neighbouring steps; the sweep spans ``span`` x 2/omega_max (a limit below its
-    low end is reported as 0: unstable at every step tried).
+    low end is reported as 0: unstable at every step tried). Runs last
+    ``max(run_time, min_steps * dt)``; the project's cloth (``cloth_size`` > 0) uses
+    ``cloth_run_time`` instead of ``run_time`` when given (its 2/omega_max is 2.3 ms, so a
+    quarter second is still > 100 x 2/omega_max and cuts its Newton runs at small steps).
     """
     from flocklab.springs.claims import stability_table, stability_verdicts
     from flocklab.springs.stability import linearise
@@ -230,9 +234,13 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     methods = opts["methods"] or list(_study_methods())
     low, high = opts["span"]
     rows = []
+    size = opts["cloth_size"]
     for label, system in _configurations(model, params, opts):
         omega = linearise(system).omega_max
-        rows += stability_table([(label, system)], methods, run_time=opts["run_time"],
+        run_time = opts["run_time"]
+        if size and label == f"cloth {size}x{size}" and opts["cloth_run_time"] is not None:
+            run_time = opts["cloth_run_time"]
+        rows += stability_table([(label, system)], methods, run_time=run_time,
                                 min_steps=opts["min_steps"], points=opts["points"],
                                 refine=opts["refine"],
                                 dt_range=(low * 2.0 / omega, high * 2.0 / omega))
