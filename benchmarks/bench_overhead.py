@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -30,9 +29,10 @@ from pathlib import Path
 
 import yaml
 
+from flocklab.jobserver import job_cpu_seconds
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results"
-CHILD_CPU = re.compile(r"job server child: wall [0-9.]+ s, CPU ([0-9.]+) s")
 
 
 def sweep(jobs: int, cores: int, job_server: bool) -> dict[str, float]:
@@ -63,8 +63,8 @@ def sweep(jobs: int, cores: int, job_server: bool) -> dict[str, float]:
             walls.append(float(row["s"]))
             log = Path(workdir, "results", "logs", path.relative_to(
                 Path(workdir, "results", "benchmarks"))).with_suffix(".log")
-            child = CHILD_CPU.search(log.read_text())
-            cpus.append(float(row["cpu_time"]) + (float(child.group(1)) if child else 0.0))
+            child = job_cpu_seconds(log.read_text())
+            cpus.append(float(row["cpu_time"]) + (child or 0.0))
     walls.sort()
     return {"median": statistics.median(walls), "p90": walls[int(0.9 * (len(walls) - 1))],
             "cpu": statistics.median(cpus), "per_job": elapsed / len(walls),

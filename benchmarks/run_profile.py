@@ -21,8 +21,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from flocklab.jobserver import job_cpu_seconds
+
 LOOP = re.compile(r"time loop ([0-9.]+) s")
-CHILD_CPU = re.compile(r"job server child: wall [0-9.]+ s, CPU ([0-9.]+) s")
 
 
 def main() -> None:
@@ -35,10 +36,9 @@ def main() -> None:
             row = next(csv.DictReader(stream, delimiter="\t"))
         log = results / "logs" / "simulate" / relative.with_suffix(".log")
         text = log.read_text() if log.exists() else ""
-        match, child = LOOP.search(text), CHILD_CPU.search(text)
+        match, child = LOOP.search(text), job_cpu_seconds(text)
         per_study[study]["wall"].append(float(row["s"]))
-        per_study[study]["cpu"].append(float(row["cpu_time"])
-                                       + (float(child.group(1)) if child else 0.0))
+        per_study[study]["cpu"].append(float(row["cpu_time"]) + (child or 0.0))
         per_study[study]["loop"].append(float(match.group(1)) if match else float("nan"))
     lines = ["| study | jobs | job wall (s) | job CPU (s) | time loops (s) | "
              "outside the loop (s) | median per job outside (s) |",

@@ -33,13 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     spec = json.loads((argv if argv is not None else sys.argv[1:])[0])
     from flocklab import jobserver
 
-    reason = jobserver.usable()
-    if reason is None:
-        try:
-            return jobserver.submit(spec)
-        except ConnectionError as error:
-            reason = str(error)
-    if reason and "FLOCKLAB_JOB_SERVER is not 1" not in reason:
+    if jobserver.requested():
+        reason = jobserver.usable()
+        if reason is None:
+            try:
+                return jobserver.submit(spec)
+            except ConnectionError as error:
+                reason = str(error)
         sys.stderr.write(f"flocklab job: running in this process: {reason}\n")
     run_spec(spec)
     return 0

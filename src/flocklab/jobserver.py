@@ -51,6 +51,8 @@ START_TIMEOUT = 60.0  # seconds a client waits for a new server to listen
 BATCH_JOB_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID")
 KEY_PREFIXES = ("NUMBA_", "OMP_", "OPENBLAS_", "MKL_", "PYTHON", "FLOCKLAB_")
 _HEADER = struct.Struct("!Q")
+#: The line the watcher appends to the job's stderr (its log): the job's own wall and CPU time.
+USAGE_LINE = "job server child: wall {wall:.3f} s, CPU {cpu:.3f} s\n"
 
 
 # --------------------------------------------------------------------------- both sides
@@ -58,21 +60,15 @@ _HEADER = struct.Struct("!Q")
 def socket_path() -> str:
     """The socket of the server that matches this process's interpreter and environment."""
     import hashlib
+    import tempfile
 
     directory = os.environ.get("FLOCKLAB_JOB_SERVER_DIR") or os.path.join(
-        _temporary_directory(), f"flocklab-{os.getuid()}")
+        tempfile.gettempdir(), f"flocklab-{os.getuid()}")
     os.makedirs(directory, mode=0o700, exist_ok=True)
     environment = sorted((name, value) for name, value in os.environ.items()
                          if name.startswith(KEY_PREFIXES) or name == "PATH")
     identity = json.dumps([sys.executable, sys.path, os.getcwd(), environment])
     return os.path.join(directory, hashlib.sha256(identity.encode()).hexdigest()[:20] + ".sock")
-
-
-def _temporary_directory() -> str:
-    for name in ("TMPDIR", "TEMP", "TMP"):
-        if os.environ.get(name):
-            return os.environ[name]
-    return "/tmp"
 
 
 def _send_message(connection: socket.socket, message: dict, fds: list[int] | None = None) -> None:
@@ -102,15 +98,28 @@ def _receive_message(connection: socket.socket, with_fds: int = 0) -> tuple[dict
 
 # --------------------------------------------------------------------------- client
 
+def job_cpu_seconds(log_text: str) -> float | None:
+    """The job's CPU time from its log's :data:`USAGE_LINE` (``None``: no server ran it)."""
+    import re
+
+    match = re.search(r"job server child: wall [0-9.]+ s, CPU ([0-9.]+) s", log_text)
+    return float(match.group(1)) if match else None
+
+
 def enable_for_jobs(enabled: bool) -> None:
     """Tell the simulate jobs this process starts whether to use a server (the workflow
     calls this with the config key ``job_server``)."""
     os.environ["FLOCKLAB_JOB_SERVER"] = "1" if enabled else "0"
 
 
+def requested() -> bool:
+    """Whether the workflow asked jobs to use a server (``FLOCKLAB_JOB_SERVER=1``)."""
+    return os.environ.get("FLOCKLAB_JOB_SERVER") == "1"
+
+
 def usable() -> str | None:
     """Why this job should not use a server (``None``: it may)."""
-    if os.environ.get("FLOCKLAB_JOB_SERVER") != "1":
+    if not requested():
         return "FLOCKLAB_JOB_SERVER is not 1"
     for name in BATCH_JOB_VARIABLES:
         if os.environ.get(name):
@@ -371,8 +380,7 @@ def _run_child(connection: socket.socket) -> int:
         connection.close()
         _run_job(request, fds)
     code, cpu = _wait_or_stop(pid, connection)
-    os.write(fds[1], f"job server child: wall {time.perf_counter() - started:.3f} s, "
-                     f"CPU {cpu:.3f} s\n".encode())
+    os.write(fds[1], USAGE_LINE.format(wall=time.perf_counter() - started, cpu=cpu).encode())
     for fd in fds:
         os.close(fd)
     try:

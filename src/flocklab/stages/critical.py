@@ -3,7 +3,7 @@
 Model-agnostic: the control (its summary coordinate, ordered side, exponent name and
 symbol) comes from the model the summary names (``attrs["model"]`` →
 :meth:`flocklab.models.Model.critical_control`), the observable from
-``attrs["primary_observable"]`` (call it P; ``order_parameter`` for Vicsek). A summary
+``attrs["primary_observable"]`` (call it P). A summary
 written by another simulator needs only per-replicate ``<P>_mean`` (and ``<P>_sem``) on
 (control, ``replicate`` or ``seed``): without a ``model`` attribute the caller gives the
 ordered side and the exponent's name, and the control is the coordinate's name; replicate
