@@ -285,7 +285,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
         if key not in known:
             raise ConfigError(f"config key '{where}.params.{key}': unknown parameter of model "
                               f"'{model.name}'; allowed: {', '.join(known)}")
-    axes = _build_axes(where, raw["sweep"], model, fixed)
+    axes = _build_axes(where, raw["sweep"], model, known, fixed)
     time = {key: raw[key] for key in TIME_KEYS if key in raw}
     snapshots = raw["snapshots"]
     _check_time(where, model, fixed, time, raw["burn_in"], snapshots)
@@ -308,9 +308,8 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
 
 
 def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
-                fixed: Mapping[str, Any]) -> list[Axis]:
+                known: list[str], fixed: Mapping[str, Any]) -> list[Axis]:
     """The sweep's axes: known, distinct parameters; values coerced; paired lists equal."""
-    known = [spec.name for spec in model.parameters]
     axes = []
     seen: set[str] = set()
     for number, raw_axis in enumerate(raw_axes):
