@@ -99,3 +99,26 @@ def test_rigid_chain_deviation_on_a_line_and_a_circle():
     dev = dm.rigid_chain_deviation(radius * np.cos(angle)[None], radius * np.sin(angle)[None],
                                    circle, 1.0)
     np.testing.assert_allclose(dev, 0.0, atol=1e-9)
+
+
+def test_turn_onset_is_the_largest_curvature_step_the_head_meets():
+    """On the contest turnaround (spiral in, S-bend of two arcs, spiral out) at 1 m/s the
+    turn is the record where the head passes the segment boundary with the largest
+    curvature jump; a straight chain starting on a circle turns at once; a line never."""
+    from flocklab.dragon_agents.guidance import make_guide
+
+    path = make_guide({"kind": "turnaround"}).path
+    bounds = path.offsets[1:-1]
+    jumps = np.abs(path.curvature(bounds + 1e-9) - path.curvature(bounds - 1e-9))
+    boundary = bounds[np.argmax(jumps)]
+    t = np.arange(0.0, 60.0, 0.05)
+    s = boundary - 20.025 + t  # 1 m/s, passing the boundary between records 20.0 and 20.05
+    head = path.position(s)
+    expected = 20.05
+    assert dm.turn_onset(t, head[:, 0], head[:, 1], path) == pytest.approx(expected)
+    circle = make_guide({"kind": "circle", "radius": 15.0, "angular_speed": 0.3}).path
+    head = circle.position(t)
+    assert dm.turn_onset(t, head[:, 0], head[:, 1], circle) == 0.0
+    line = make_guide({"kind": "line", "speed": 1.0}).path
+    head = line.position(t + 1.0)
+    assert dm.turn_onset(t + 2.0, head[:, 0], head[:, 1], line) == 2.0

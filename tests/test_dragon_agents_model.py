@@ -42,7 +42,8 @@ def test_metrics_are_finite_and_consistent():
     ds = model.simulate({"N": 8}, RunControl(seed=3, t_end=6.0, record_every=0.05))
     out = model.extra_metrics(ds, burn_in=2.0)
     assert set(out) == {m.name for m in model.run_metrics}
-    assert all(np.isfinite(v) for v in out.values())
+    assert out["stable"] == 1.0 and np.isnan(out["t_blowup"])
+    assert all(np.isfinite(v) for name, v in out.items() if name != "t_blowup")
     keep = ds["time"].values >= 2.0
     assert out["link_error_max"] == pytest.approx(ds["link_error_max"].values[keep].max())
     from flocklab.stages.metrics import run_statistics
@@ -79,6 +80,30 @@ def test_blow_up_is_a_simulation_error():
     with pytest.raises(SimulationError, match="blew up at t ="):
         flocklab.simulate("dragon_agents", N=4, k_p=200.0, k_penalty=1.0, k_c=0.0,
                           path={"kind": "line", "speed": 50.0}, t_end=2.0, seed=1)
+
+
+BLOWING = {"N": 4, "k_p": 200.0, "k_penalty": 1.0, "k_c": 0.0,
+           "path": {"kind": "line", "speed": 50.0}, "t_end": 2.0, "record_every": 0.01,
+           "seed": 1}
+
+
+@pytest.mark.parametrize("extra", [{}, {"delay": 0.05}])
+def test_recorded_blow_up_keeps_the_records_before_it(extra):
+    """on_blowup = record: the same solve as the error mode, stopped at the same time;
+    the records before it finite, those after NaN, and the run marked unstable."""
+    with pytest.raises(SimulationError, match="blew up at t =") as info:
+        flocklab.simulate("dragon_agents", **BLOWING, **extra)
+    t_error = float(str(info.value).split("t = ")[1].split(" s")[0])
+    ds = flocklab.simulate("dragon_agents", **BLOWING, **extra, on_blowup="record")
+    t_blowup = float(ds["t_blowup"])
+    assert t_blowup == pytest.approx(t_error, rel=1e-5)
+    finite = np.isfinite(ds["x"].values).all(axis=1)
+    assert np.array_equal(finite, ds["time"].values < t_blowup)
+    assert np.isnan(ds["link_error_max"].values[~finite]).all()
+    out = DragonAgents().extra_metrics(ds, burn_in=0.0)
+    assert out["stable"] == 0.0 and out["t_blowup"] == t_blowup
+    assert np.isnan(out["settling_time"])
+    assert 1.0 < out["link_error_max"] <= 3.0 * 1.0  # grew, and stopped at the 3 L bound
 
 
 @pytest.mark.parametrize("path", [

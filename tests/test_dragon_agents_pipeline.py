@@ -3,7 +3,7 @@
 config/dragon_agents_test.yaml runs every stage the default studies use (simulate,
 summarize, sample / analyse_sensitivity, curve, series, oat and animation figures) on
 tiny studies. The physics that must survive the pipeline: on a straight path the chain
-reaches the travelling steady state of docs/dragon_agents.md, all units at
+reaches the travelling steady state of the README ("Straight-line steady state"), all units at
 V = k_p U / (k_p + N k_d) with the links stretched by
 delta_l = (N - l) k_d V / (k_c + k_penalty) (largest at the head, l = 1).
 """

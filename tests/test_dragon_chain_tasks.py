@@ -17,7 +17,7 @@ from flocklab.models import get_model
 from flocklab.parameters import ParameterError
 from flocklab.stages.tasks import run_task
 
-#: Contest answers (docs/dragon_chain.md), six decimals.
+#: Contest answers (README, "The questions: reading, method, answers"), six decimals.
 Q2_TIME, Q3_PITCH, Q4_LENGTH, Q5_SPEED = 412.473838, 0.450337, 13.621245, 1.246266
 
 

@@ -32,6 +32,7 @@ from flocklab.dragon_agents.guidance import (
     make_guide,
 )
 from flocklab.dragon_agents.solve import METHODS, Solution, integrate, integrate_delayed
+from flocklab.models.base import ON_BLOWUP
 from flocklab.parameters import ParameterError, ParameterSpec, resolve_parameters
 
 #: Spawn key of the gain stream (ASCII "gain").
@@ -88,6 +89,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
                   low=-1),
     ParameterSpec("blowup_stretch", "float", 3.0, "stop when a link exceeds this "
                   "multiple of L", "1", low=1.0, low_inclusive=False),
+    ON_BLOWUP,
 )
 
 
@@ -166,14 +168,24 @@ def simulate_dragon(params: Mapping[str, Any], t_record: np.ndarray, seed: int =
         Run seed (only used by the gain draws).
     """
     p = resolve(params)
-    system = build_system(p, seed)
-    y0 = initial_state(p)
-    options = {"method": p["method"], "rtol": p["rtol"], "atol": p["atol"],
-               "max_step": p["max_step"] or np.inf, "blowup_stretch": p["blowup_stretch"],
-               "describe": describe(p)}
     times = np.asarray(t_record, dtype=float)
     if times.ndim != 1 or times.size < 2 or times[0] != 0 or np.any(np.diff(times) <= 0):
         raise ParameterError("t_record", "record times must be ascending from 0")
-    if p["delay"] > 0:
-        return integrate_delayed(system, y0, times, p["delay"], **options)
-    return integrate(system, y0, times, jacobian=jacobian, **options)
+    return solve(p, build_system(p, seed), initial_state(p), times, jacobian)
+
+
+def solve(params: Mapping[str, Any], system: DragonSystem, y0: np.ndarray,
+          t_record: np.ndarray, jacobian: str = "analytic") -> Solution:
+    """Integrate ``system`` from ``y0`` with the method, tolerances and blow-up handling of
+    resolved ``params``: :func:`~flocklab.dragon_agents.solve.integrate`, or the method of
+    steps (:func:`~flocklab.dragon_agents.solve.integrate_delayed`) when ``delay > 0``.
+
+    ``y0`` has shape (4N,); ``t_record`` (s) ascends from 0.
+    """
+    options = {"method": params["method"], "rtol": params["rtol"], "atol": params["atol"],
+               "max_step": params["max_step"] or np.inf,
+               "blowup_stretch": params["blowup_stretch"], "describe": describe(params),
+               "on_blowup": params["on_blowup"]}
+    if params["delay"] > 0:
+        return integrate_delayed(system, y0, t_record, params["delay"], **options)
+    return integrate(system, y0, t_record, jacobian=jacobian, **options)

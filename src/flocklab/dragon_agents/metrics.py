@@ -17,6 +17,8 @@ the record times ``t`` of shape (T,). Nothing here integrates or reads files.
 * :func:`oscillation_power` — power of the link-length deviations above a cut-off
   frequency (periodogram on the uniform record grid; by Parseval the powers of all
   frequencies add up to the variance).
+* :func:`turn_onset` — when the head meets the largest step in its path's curvature
+  (the turn a settling time is counted from).
 * :func:`settling_time` — time after ``t0`` after which a signal stays within a band
   around its final value.
 
@@ -159,6 +161,29 @@ def oscillation_power(t: np.ndarray, deviation: np.ndarray, f_cut: float) -> flo
     spectrum[1:(n + 1) // 2] *= 2.0  # one-sided (Nyquist bin of even n counted once)
     freq = np.fft.rfftfreq(n, dt[0])
     return float(spectrum[freq > f_cut].sum(axis=0).mean())
+
+
+def turn_onset(t: np.ndarray, x0: np.ndarray, y0: np.ndarray, path: Any) -> float:
+    r"""Record time at which the head meets the largest curvature step of its path (s).
+
+    With :math:`\kappa_k` the path's curvature at the head's projection at record ``k``
+    and :math:`\kappa_{-1} = 0` (the chain starts straight), the turn is the record
+    :math:`\arg\max_k |\kappa_k - \kappa_{k-1}|`: ``t[0]`` when a straight chain starts
+    on a curve (the article's circle), the S-bend's reversal on the contest's turnaround,
+    ``t[0]`` on a line (no turn).
+
+    Parameters
+    ----------
+    t : ndarray, shape (T,)
+        Record times (s).
+    x0, y0 : ndarray, shape (T,)
+        Head position (m).
+    path : flocklab.paths.Path
+        The desired path.
+    """
+    kappa = path.curvature(path.project(np.stack([x0, y0], axis=-1)))
+    steps = np.abs(np.diff(kappa, prepend=0.0))
+    return float(t[int(np.argmax(steps))])
 
 
 def settling_time(t: np.ndarray, signal: np.ndarray, t0: float = 0.0, band: float = 0.05,

@@ -13,7 +13,9 @@ r"""Integration of the dragon ODE (and its delay version) through ``solve_ivp``.
 * Blow-up: a terminal event :math:`g = c L - \max_l d_l` (``c`` = ``blowup_stretch``;
   ``g = -1`` when the state is not finite) stops the solve; a solver failure (step size
   underflow after non-finite trial states) also stops it. Both raise
-  :class:`~flocklab.models.base.SimulationError` naming the parameters and the time.
+  :class:`~flocklab.models.base.SimulationError` naming the parameters and the time, or,
+  with ``on_blowup="record"``, end the solution at the last record before the blow-up and
+  set :attr:`Solution.t_blowup` (a stability study records "unstable" and goes on).
 * Statistics: ``nfev``, ``njev``, ``nlu`` from ``solve_ivp``; ``steps`` = number of
   accepted steps, counted by the event function (evaluated once per accepted step).
 
@@ -50,11 +52,21 @@ class Solution:
         Per unit ``[x, y, vx, vy]`` at each record time; unit 0 is the head.
     stats : dict
         ``nfev``, ``njev``, ``nlu``, ``steps``, ``segments`` (1 without delay).
+    t_blowup : float
+        Time of the blow-up (s) when it was recorded instead of raised; NaN otherwise.
+        The records then stop before it (``len(t)`` is less than requested).
     """
 
     t: np.ndarray
     states: np.ndarray
     stats: dict[str, int] = field(default_factory=dict)
+    t_blowup: float = np.nan
+
+    def padded(self, t_record: np.ndarray) -> np.ndarray:
+        """States on all of ``t_record`` (shape (T, N, 4)), NaN after a blow-up."""
+        out = np.full((len(t_record), *self.states.shape[1:]), np.nan)
+        out[:len(self.t)] = self.states
+        return out
 
     @property
     def x(self) -> np.ndarray:
@@ -123,24 +135,32 @@ def _fail(describe: str, t: float, why: str) -> SimulationError:
                            f"{describe}")
 
 
-def _solve_segment(system: DragonSystem, fun: Any, span: tuple[float, float], y0: np.ndarray,
-                   t_eval: np.ndarray, opts: dict[str, Any], watch: BlowUpWatch,
-                   describe: str, dense: bool) -> Any:
+def _solve_segment(fun: Any, span: tuple[float, float], y0: np.ndarray, t_eval: np.ndarray,
+                   opts: dict[str, Any], watch: BlowUpWatch, describe: str, dense: bool,
+                   on_blowup: str = "error") -> tuple[Any, float]:
+    """``(solve_ivp result, blow-up time or NaN)``; raises on a blow-up unless
+    ``on_blowup == "record"`` (then the result's records stop before it)."""
     sol = solve_ivp(fun, span, y0, t_eval=t_eval, events=watch, dense_output=dense,
                     **opts)
+    if sol.status == 0:
+        return sol, np.nan
     if sol.status == 1:
         t_hit = float(sol.t_events[0][0]) if len(sol.t_events[0]) else watch.last_t
-        raise _fail(describe, t_hit, f"a link exceeded {watch.stretch:g} L or the state "
-                                     f"became non-finite")
-    if sol.status != 0:
-        raise _fail(describe, watch.last_t, f"solver failed: {sol.message}")
-    return sol
+        why = f"a link exceeded {watch.stretch:g} L or the state became non-finite"
+    else:
+        t_hit, why = watch.last_t, f"solver failed: {sol.message}"
+    if on_blowup != "record":
+        raise _fail(describe, t_hit, why)
+    finite = np.all(np.isfinite(sol.y), axis=0) & (sol.t < t_hit)
+    sol.t, sol.y = sol.t[finite], sol.y[:, finite]
+    return sol, t_hit
 
 
 def integrate(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray, *,
               method: str = "Radau", rtol: float = 1e-6, atol: float = 1e-9,
               max_step: float = np.inf, jacobian: str = "analytic",
-              blowup_stretch: float = 3.0, describe: str = "") -> Solution:
+              blowup_stretch: float = 3.0, describe: str = "",
+              on_blowup: str = "error") -> Solution:
     """Solve the ODE from ``y0`` at ``t = 0`` and record at ``t_record`` (ascending, from 0).
 
     Parameters
@@ -159,27 +179,29 @@ def integrate(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray, *,
         Stop when a link is longer than this multiple of ``L``.
     describe : str
         Parameter description for error messages.
+    on_blowup : {"error", "record"}
+        On a blow-up raise, or stop and set :attr:`Solution.t_blowup`.
 
     Raises
     ------
     SimulationError
-        On blow-up, with the time.
+        On blow-up (unless recorded), with the time.
     """
     watch = BlowUpWatch(system.L, blowup_stretch)
     opts = {"method": method, "rtol": rtol, "atol": atol, "max_step": max_step,
             **solver_options(system, method, jacobian)}
     span = (float(t_record[0]), float(t_record[-1]))
-    sol = _solve_segment(system, system.rhs, span, y0, t_record, opts, watch, describe,
-                         dense=False)
+    sol, t_blowup = _solve_segment(system.rhs, span, y0, t_record, opts, watch, describe,
+                                   dense=False, on_blowup=on_blowup)
     stats = {"nfev": int(sol.nfev), "njev": int(sol.njev), "nlu": int(sol.nlu),
              "steps": watch.calls - 1, "segments": 1}
-    return Solution(sol.t, sol.y.T.reshape(len(sol.t), -1, 4), stats)
+    return Solution(sol.t, sol.y.T.reshape(len(sol.t), -1, 4), stats, t_blowup)
 
 
 def integrate_delayed(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray, tau: float,
                       *, method: str = "Radau", rtol: float = 1e-6, atol: float = 1e-9,
                       max_step: float = np.inf, blowup_stretch: float = 3.0,
-                      describe: str = "") -> Solution:
+                      describe: str = "", on_blowup: str = "error") -> Solution:
     """Solve the delay equation by the method of steps (module docstring); ``tau > 0``.
 
     History: :math:`y(t) = y_0` for :math:`t \\le 0`. Same parameters as :func:`integrate`.
@@ -200,6 +222,7 @@ def integrate_delayed(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray
     opts = {"method": method, "rtol": rtol, "atol": atol, "max_step": max_step,
             **solver_options(system, method, "analytic", past)}
     times, states, stats = [], [], {"nfev": 0, "njev": 0, "nlu": 0, "steps": 0, "segments": 0}
+    t_blowup = np.nan
     start, y = 0.0, np.asarray(y0, dtype=float)
     while start < t_end:
         stop = min(start + tau, t_end)
@@ -208,8 +231,8 @@ def integrate_delayed(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray
         last = stop == t_end
         pick = (t_record >= start) & ((t_record < stop) | last)
         watch.calls = 0
-        sol = _solve_segment(system, fun, (start, stop), y, t_record[pick], opts, watch,
-                             describe, dense=True)
+        sol, t_blowup = _solve_segment(fun, (start, stop), y, t_record[pick], opts, watch,
+                                       describe, dense=True, on_blowup=on_blowup)
         if np.any(pick):
             times.append(sol.t)
             states.append(sol.y.T)
@@ -217,8 +240,10 @@ def integrate_delayed(system: DragonSystem, y0: np.ndarray, t_record: np.ndarray
             stats[key] += int(getattr(sol, key))
         stats["steps"] += watch.calls - 1
         stats["segments"] += 1
+        if not np.isnan(t_blowup):
+            break
         history[0] = sol.sol
         y = sol.sol(stop)
         start = stop
     t = np.concatenate(times)
-    return Solution(t, np.concatenate(states).reshape(len(t), -1, 4), stats)
+    return Solution(t, np.concatenate(states).reshape(len(t), -1, 4), stats, t_blowup)

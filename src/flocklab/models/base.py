@@ -124,6 +124,17 @@ class Metric:
     units: str = "1"
 
 
+#: ``on_blowup``, for models whose studies may cross a stability limit: ``error`` raises
+#: :class:`SimulationError`; ``record`` stops the run at the blow-up, leaves the later
+#: records NaN and reports :data:`BLOWUP_METRICS`, so a stability map records "unstable".
+ON_BLOWUP = ParameterSpec("on_blowup", "choice", "error",
+                          "error: raise SimulationError; record: stop and record stable = 0",
+                          choices=("error", "record"))
+#: The run metrics that go with ``on_blowup``.
+BLOWUP_METRICS = (Metric("stable", "1 if the run did not blow up, else 0"),
+                  Metric("t_blowup", "time of blow-up (NaN if stable)", "s"))
+
+
 @dataclass(frozen=True)
 class CriticalControl:
     r"""A control parameter a critical fit may use.

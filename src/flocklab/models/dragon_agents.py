@@ -26,16 +26,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.dragon_agents import metrics as dm
-from flocklab.dragon_agents.engine import (
-    PARAMETERS,
-    build_system,
-    check,
-    describe,
-    initial_state,
-)
+from flocklab.dragon_agents.engine import PARAMETERS, build_system, check, initial_state, solve
 from flocklab.dragon_agents.guidance import make_guide
-from flocklab.dragon_agents.solve import integrate, integrate_delayed
-from flocklab.models.base import Metric, Model, Observable, Resources, TimeGrid
+from flocklab.models.base import (
+    BLOWUP_METRICS,
+    Metric,
+    Model,
+    Observable,
+    Resources,
+    TimeGrid,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -83,10 +83,14 @@ class DragonAgents(Model):
         Metric("control_effort", "integral of sum |F_control|^2 dt after burn-in", "N^2 s"),
         Metric("oscillation_power", f"link-error power above {OSCILLATION_CUTOFF} Hz "
                                     f"after burn-in", "m^2"),
-        Metric("settling_time", "time until the tail's path distance stays within 5 % "
-                                "(or 0.05 L) of its final value", "s"),
+        Metric("turn_time", "when the head meets its path's largest curvature step (0 for "
+                            "a straight chain starting on a curve)", "s"),
+        Metric("settling_time", "time after the turn until the tail's path distance stays "
+                                "within 5 % (or 0.05 L) of its final value (NaN: blew up)",
+               "s"),
         Metric("solver_steps", "accepted solve_ivp steps over the whole run", "1"),
         Metric("solver_nfev", "right-hand-side evaluations over the whole run", "1"),
+        *BLOWUP_METRICS,
     )
 
     def check(self, params: dict[str, Any]) -> None:
@@ -106,17 +110,13 @@ class DragonAgents(Model):
         grid = record.grid
         system = build_system(params, state["_gain_seed"])
         t = grid.times(grid.record_steps)
-        options = {"method": params["method"], "rtol": params["rtol"],
-                   "atol": params["atol"], "max_step": params["max_step"] or np.inf,
-                   "blowup_stretch": params["blowup_stretch"], "describe": describe(params)}
-        if params["delay"] > 0:
-            sol = integrate_delayed(system, state["y"], t, params["delay"], **options)
-        else:
-            sol = integrate(system, state["y"], t, **options)
+        sol = solve(params, system, state["y"], t)
         state["y"] = sol.states[-1].ravel().copy()
-        state["_solution"], state["_system"] = sol, system
+        state["_solution"], state["_system"], state["_record_times"] = sol, system, t
+        done = len(sol.t)
         for name, values in observable_series(sol.t, sol.states, system, params).items():
-            record.series[name][:] = values
+            record.series[name][:done] = values
+            record.series[name][done:] = np.nan
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         """Observables of a single state (used for the initial record)."""
@@ -130,11 +130,12 @@ class DragonAgents(Model):
     def extra_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
         sol, system = state["_solution"], state["_system"]
+        states = sol.padded(state["_record_times"])
         out: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = {}
         for index, (name, long_name, units) in enumerate((
                 ("x", "unit x position", "m"), ("y", "unit y position", "m"),
                 ("vx", "unit x velocity", "m/s"), ("vy", "unit y velocity", "m/s"))):
-            out[name] = (("time", "unit"), sol.states[..., index],
+            out[name] = (("time", "unit"), states[..., index],
                          {"long_name": long_name, "units": units})
         for name in ("k_a", "k_c", "k_d"):
             out[f"{name}_unit"] = (("unit",), getattr(system, name),
@@ -143,35 +144,31 @@ class DragonAgents(Model):
             out[f"solver_{name}"] = ((), np.int64(value),
                                      {"long_name": f"solve_ivp statistic {name}",
                                       "units": "1"})
+        out["t_blowup"] = ((), np.float64(sol.t_blowup),
+                           {"long_name": "time of blow-up (NaN if stable)", "units": "s"})
         return out
 
     def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        """Run metrics from the run file (pure function of its contents)."""
+        """Run metrics from the run file (pure function of its contents); after a recorded
+        blow-up they cover the records before it."""
         params = json.loads(run.attrs["parameters"])
-        t = run["time"].values
-        keep = t >= burn_in
+        t_blowup = float(run["t_blowup"]) if "t_blowup" in run else np.nan
         states = np.stack([run[n].values for n in ("x", "y", "vx", "vy")], axis=-1)
+        done = np.all(np.isfinite(states), axis=(1, 2))
+        t, states = run["time"].values[done], states[done]
         system = build_system(params, 0)
         for name in ("k_a", "k_c", "k_d"):
             setattr(system, name, run[f"{name}_unit"].values)
-        x, y = states[..., 0], states[..., 1]
-        deviation = dm.link_deviation(x, y, params["L"])[keep]
-        guide = system.guide
-        tail = guide.distance(np.stack([x[:, -1], y[:, -1]], axis=-1))
-        return {
-            "link_error_max": float(deviation.max()),
-            "link_error_mean": float(deviation.mean()),
-            "whip": float(dm.rigid_chain_deviation(x[keep], y[keep], guide,
-                                                   params["L"])[:, -1].max()),
-            "tail_error_max": float(tail[keep].max()),
-            "control_effort": dm.control_effort(t[keep], states[keep], system,
-                                                params["delay"]),
-            "oscillation_power": dm.oscillation_power(t[keep], deviation,
-                                                      OSCILLATION_CUTOFF),
-            "settling_time": dm.settling_time(t, tail, 0.0, band=0.05 * params["L"]),
-            "solver_steps": float(run["solver_steps"]),
-            "solver_nfev": float(run["solver_nfev"]),
-        }
+        solver = {"solver_steps": float(run["solver_steps"]),
+                  "solver_nfev": float(run["solver_nfev"]),
+                  "stable": float(np.isnan(t_blowup)), "t_blowup": t_blowup}
+        keep = t >= burn_in
+        if not keep.any():
+            return {**dict.fromkeys((m.name for m in self.run_metrics), np.nan), **solver}
+        metrics = _trajectory_metrics(t, states, keep, system, params)
+        if not solver["stable"]:
+            metrics["settling_time"] = np.nan
+        return {**metrics, **solver}
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """Trajectory (4 N words per record) twice over, a banded Jacobian and its LU
@@ -201,6 +198,28 @@ class DragonAgents(Model):
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
         ax.set_title(f"{label} t = {run['time'].values[k]:g} s".strip(), fontsize=9)
+
+
+def _trajectory_metrics(t: np.ndarray, states: np.ndarray, keep: np.ndarray, system: Any,
+                        params: Mapping[str, Any]) -> dict[str, float]:
+    """Link, whip, path, effort, oscillation and settling metrics of a finite trajectory
+    ``states`` (shape (T, N, 4)) on ``t`` (s); ``keep`` marks the records after burn-in."""
+    x, y = states[..., 0], states[..., 1]
+    deviation = dm.link_deviation(x, y, params["L"])[keep]
+    guide = system.guide
+    tail = guide.distance(np.stack([x[:, -1], y[:, -1]], axis=-1))
+    turn = dm.turn_onset(t, x[:, 0], y[:, 0], guide.path)
+    return {
+        "link_error_max": float(deviation.max()),
+        "link_error_mean": float(deviation.mean()),
+        "whip": float(dm.rigid_chain_deviation(x[keep], y[keep], guide,
+                                               params["L"])[:, -1].max()),
+        "tail_error_max": float(tail[keep].max()),
+        "control_effort": dm.control_effort(t[keep], states[keep], system, params["delay"]),
+        "oscillation_power": dm.oscillation_power(t[keep], deviation, OSCILLATION_CUTOFF),
+        "turn_time": turn,
+        "settling_time": dm.settling_time(t, tail, turn, band=0.05 * params["L"]),
+    }
 
 
 def observable_series(t: np.ndarray, states: np.ndarray, system: Any,

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from flocklab.models.base import (
+    BLOWUP_METRICS,
+    ON_BLOWUP,
     Metric,
     Model,
     Observable,
@@ -113,8 +115,7 @@ class Springs(Model):
         "z": SnapshotVariable("point z position (0 in 2-D)", "m"),
     }
     run_metrics = (
-        Metric("stable", "1 if the run did not blow up, else 0"),
-        Metric("t_blowup", "time of blow-up (NaN if stable)", "s"),
+        *BLOWUP_METRICS,
         Metric("energy_drift", "(E(t_end) - E(0)) / (E(0) - E_equilibrium)"),
         Metric("max_strain", "largest spring strain over the run"),
         Metric("settling_time", "time after which the tip stays within 2 % of its initial "
@@ -153,9 +154,7 @@ class Springs(Model):
                       "perturbed: displacement amplitude / mean rest length", low=0.0),
         ParameterSpec("strain_bound", "float", 2.0, "blow-up when a strain exceeds this",
                       low=0.0, low_inclusive=False),
-        ParameterSpec("on_blowup", "choice", "error",
-                      "error: raise SimulationError; record: stop and record stable = 0",
-                      choices=("error", "record")),
+        ON_BLOWUP,
         ParameterSpec("linear_solver", "choice", "direct", "Newton solves: spsolve or CG",
                       choices=("direct", "cg")),
         _positive("newton_tol", 1e-10, "Newton tolerance on h|dv| / mean rest length", "1"),
