@@ -312,7 +312,8 @@ def wrap_label(label: str, width: int) -> str:
     parts = label.split("$")
     protected = "$".join(part.replace(" ", "\0") if number % 2 else part
                          for number, part in enumerate(parts))
-    return textwrap.fill(protected, width, break_on_hyphens=False).replace("\0", " ")
+    return textwrap.fill(protected, width, break_long_words=False,
+                         break_on_hyphens=False).replace("\0", " ")
 
 
 def _observable_axis_label(observable: Observable) -> str:
