@@ -46,6 +46,14 @@ def _values_text(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{name} = {value}" for name, value in values.items())
 
 
+def _sweeps_text(study: Study) -> str:
+    """``Swept: k ∈ {...} paired with ...; ...`` of a grid study."""
+    sweeps = "; ".join(
+        " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
+                             axis.coords.items()) for axis in study.axes)
+    return f"Swept: {sweeps}."
+
+
 def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
     """Report caption (reStructuredText): what is drawn, parameters, replicates and steps."""
     fixed = study.params(next(study.points()))
@@ -58,10 +66,14 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
                      + (f", one line per {spec['hue']}" if spec.get("hue") else "")
                      + f". Error bars: jackknife over the {study.replicates} seeds per point "
                      "(with one seed, the run's autocorrelation-corrected standard error).")
-        sweeps = "; ".join(
-            " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
-                                 axis.coords.items()) for axis in study.axes)
-        lines.append(f"Swept: {sweeps}.")
+        lines.append(_sweeps_text(study))
+    elif spec["kind"] == "heatmap":
+        lines.append(f"{spec['z'].replace('_', ' ')} averaged over the {study.replicates} "
+                     f"seed(s) per point, as colour{' (log scale)' if spec.get('logz') else ''}"
+                     f" over {spec['x']} (horizontal) and {spec['y']} (vertical): one cell per "
+                     "point, centred on its swept values, with the value printed in it. "
+                     f"Hatched cells ({spec.get('mark_missing', 'no value')}): no finite value.")
+        lines.append(_sweeps_text(study))
     elif spec["kind"] == "series":
         runs = "; ".join(f"{run.get('label', '')} {_values_text(run['point'])}".strip()
                          for run in spec["runs"])

@@ -631,6 +631,8 @@ def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> N
         _check_figure_kind(where, figure, study, config["studies"][study.name])
         if figure["kind"] == "curve":
             _check_curve_figure(where, figure, study)
+        if figure["kind"] == "heatmap":
+            _check_heatmap_figure(where, figure, study)
 
 
 def _check_series_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
@@ -695,10 +697,46 @@ def _check_curve_figure(where: str, figure: Mapping[str, Any], study: Study) -> 
     if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
         raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
                           f"dimension of study '{study.name}'")
+    _check_summary_quantity(f"{where}.y", figure["y"], model)
+
+
+def _check_summary_quantity(key: str, name: str, model: Any) -> None:
+    """``name`` is a quantity whose replicate average a summary of ``model`` holds."""
     quantities = summary_quantities(model)
-    if figure["y"] not in quantities:
-        raise ConfigError(f"config key '{where}.y': '{figure['y']}' is not one of "
-                          f"{', '.join(quantities)}")
+    if name not in quantities:
+        raise ConfigError(f"config key '{key}': '{name}' is not one of {', '.join(quantities)}")
+
+
+def _check_heatmap_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
+    """``x`` and ``y`` are swept on two different axes of the study, the only axes with more
+    than one value; a log axis has positive numbers; ``z`` is a summary quantity."""
+    axis_of = {name: axis for axis in study.axes for name in axis.coords}
+    for key in ("x", "y"):
+        name = figure[key]
+        if name not in axis_of:
+            raise ConfigError(f"config key '{where}.{key}': '{name}' is not swept in study "
+                              f"'{study.name}'; allowed: {', '.join(axis_of) or 'none'}")
+        if len(axis_of[name]) < 2:
+            raise ConfigError(f"config key '{where}.{key}': '{name}' takes one value in study "
+                              f"'{study.name}'; a heatmap axis needs at least two")
+        values = axis_of[name].coords[name]
+        if figure.get(f"log{key}") and not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+                for v in values):
+            raise ConfigError(f"config key '{where}.log{key}': '{name}' takes values "
+                              f"{values}; a logarithmic axis needs positive numbers")
+    x_axis = axis_of[figure["x"]]
+    if axis_of[figure["y"]] is x_axis:
+        allowed = [name for name, axis in axis_of.items() if axis is not x_axis]
+        raise ConfigError(f"config key '{where}.y': '{figure['y']}' is swept on the same axis "
+                          f"as x = '{figure['x']}'; allowed: {', '.join(allowed) or 'none'}")
+    others = [f"{axis.dim} ({len(axis)} values)" for axis in study.axes if len(axis) > 1
+              and axis is not x_axis and axis is not axis_of[figure["y"]]]
+    if others:
+        raise ConfigError(f"config key '{where}.study': study '{study.name}' also sweeps "
+                          f"{', '.join(others)}; a heatmap needs x and y as its only swept "
+                          f"dimensions")
+    _check_summary_quantity(f"{where}.z", figure["z"], get_model(study.model))
 
 
 def _check_tasks(config: Mapping[str, Any]) -> None:

@@ -3,6 +3,8 @@
 * :func:`draw_snapshot` — particles as arrows with trails (Vicsek et al. 1995, Fig. 1);
 * :func:`curve_figure` — a replicate-averaged summary quantity against a coordinate,
   one line per value of another dimension, with error bars (Fig. 2);
+* :func:`heatmap_figure` — a replicate-averaged summary quantity as a colour map over the two
+  swept dimensions of a grid study, the value printed in each cell;
 * :func:`animate_run` — an animation of a run's snapshots with trails.
 """
 
@@ -18,6 +20,9 @@ import numpy as np
 import xarray as xr
 from matplotlib.animation import FuncAnimation
 from matplotlib.collections import LineCollection
+from matplotlib.colors import LogNorm, Normalize
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import NullLocator
 
 if TYPE_CHECKING:
     from flocklab.models.base import Model, Observable
@@ -176,10 +181,144 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
     return fig
 
 
+def with_units(label: str, units: str) -> str:
+    """``label [units]``, or ``label`` alone for a dimensionless quantity (units "1" or "")."""
+    return label if units in ("1", "") else f"{label} [{units}]"
+
+
+def cell_edges(centres: np.ndarray, log: bool = False) -> np.ndarray:
+    r"""Edges of cells centred on ascending values: the midpoints of neighbours.
+
+    On a linear axis the arithmetic midpoints :math:`(v_i + v_{i+1})/2`, on a log axis the
+    geometric ones :math:`\sqrt{v_i v_{i+1}}`; each outer cell extends as far beyond its value
+    as to its inner edge (in :math:`\ln v` on a log axis), so every value is its cell's centre.
+
+    Parameters
+    ----------
+    centres : ndarray, shape (n,), n >= 2
+        Ascending values (positive if ``log``).
+    log : bool
+        Logarithmic axis.
+
+    Returns
+    -------
+    ndarray, shape (n + 1,)
+    """
+    v = np.log(centres) if log else np.asarray(centres, dtype=float)
+    middle = 0.5 * (v[1:] + v[:-1])
+    edges = np.concatenate([[2.0 * v[0] - middle[0]], middle, [2.0 * v[-1] - middle[-1]]])
+    return np.exp(edges) if log else edges
+
+
+def _heatmap_axis(values: np.ndarray, log: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                          list[str]]:
+    """(order, centres, edges, tick labels) of one heatmap axis: numbers ascending, centred
+    on their values; anything else (e.g. method names) in sweep order at 0, 1, 2, ..."""
+    if np.issubdtype(values.dtype, np.number):
+        order = np.argsort(values, kind="stable")
+        centres = values[order].astype(float)
+        return order, centres, cell_edges(centres, log), [f"{v:g}" for v in centres]
+    centres = np.arange(values.size, dtype=float)
+    return np.arange(values.size), centres, cell_edges(centres), [str(v) for v in values]
+
+
+def heatmap_grid(summary: xr.Dataset, x: str, y: str, z: str) -> xr.DataArray:
+    """``replicate_<z>`` on (dimension of ``y``, dimension of ``x``); any other dimension of
+    the summary must have length 1 (ValueError otherwise)."""
+    for name in (x, y):
+        if summary[name].ndim != 1:
+            raise ValueError(f"heatmap coordinate '{name}' is not one swept dimension: "
+                             f"{summary[name].dims}")
+    x_dim, y_dim = summary[x].dims[0], summary[y].dims[0]
+    values = summary[f"replicate_{z}"]
+    others = [dim for dim in values.dims if dim not in (x_dim, y_dim)]
+    if x_dim == y_dim or any(values.sizes[dim] > 1 for dim in others):
+        raise ValueError(f"'{z}' over '{x}' and '{y}' is not one map: dimensions "
+                         f"{dict(values.sizes)}")
+    return values.isel({dim: 0 for dim in others}).transpose(y_dim, x_dim)
+
+
+def _print_cells(ax: plt.Axes, mesh: Any, z: np.ndarray, xc: np.ndarray, yc: np.ndarray
+                 ) -> None:
+    """Each finite value of ``z[i, j]`` (format .2g) at its cell centre (xc[j], yc[i]), in
+    black on light cells and white on dark ones."""
+    colours = mesh.to_rgba(np.ma.masked_invalid(z))
+    for i, j in np.argwhere(np.isfinite(z)):
+        red, green, blue, alpha = colours[i, j]
+        light = alpha == 0 or 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
+        ax.text(xc[j], yc[i], f"{z[i, j]:.2g}", ha="center", va="center", fontsize=6,
+                color="black" if light else "white")
+
+
+def _hatch_missing(fig: plt.Figure, ax: plt.Axes, missing: np.ndarray, xe: np.ndarray,
+                   ye: np.ndarray, label: str) -> None:
+    """Hatched grey cells where ``missing[i, j]``, and a legend entry ``label`` for them."""
+    style = {"facecolor": "0.85", "edgecolor": "0.45", "hatch": "///", "linewidth": 0.0}
+    for i, j in np.argwhere(missing):
+        ax.add_patch(Rectangle((xe[j], ye[i]), xe[j + 1] - xe[j], ye[i + 1] - ye[i], **style))
+    if missing.any():
+        fig.legend(handles=[Patch(label=label, **style)], loc="outside lower center",
+                   fontsize=7, frameon=False)
+
+
+def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = False,
+                   logy: bool = False, logz: bool = False, mark_missing: str = "no value",
+                   xlabel: str | None = None, ylabel: str | None = None,
+                   zlabel: str | None = None, title: str = "") -> plt.Figure:
+    """Replicate-averaged ``z`` as a colour map over the swept coordinates ``x`` (horizontal)
+    and ``y`` (vertical).
+
+    One cell per point, centred on its swept values, with edges at the arithmetic (linear
+    axis) or geometric (log axis) midpoints between neighbouring values (:func:`cell_edges`);
+    ticks at the swept values; the value printed in each cell (.2g). Cells without a finite
+    value (NaN, e.g. runs that blew up) are hatched grey with the legend entry
+    ``mark_missing``. With ``logz`` the colour scale is logarithmic over the positive values
+    (a cell <= 0 is left white, its value printed). Colour-bar label: the quantity's label and
+    units unless ``zlabel`` is given.
+    """
+    grid = heatmap_grid(summary, x, y, z)
+    x_order, xc, xe, x_ticks = _heatmap_axis(summary[x].values, logx)
+    y_order, yc, ye, y_ticks = _heatmap_axis(summary[y].values, logy)
+    z_values = grid.values[np.ix_(y_order, x_order)].astype(float)
+    missing = ~np.isfinite(z_values)
+    shown = z_values[~missing & (z_values > 0)] if logz else z_values[~missing]
+    norm = ((LogNorm if logz else Normalize)(shown.min(), shown.max()) if shown.size
+            else Normalize(0.0, 1.0))
+    fig, ax = plt.subplots(figsize=(float(np.clip(2.4 + 0.6 * xc.size, 4.8, 10.0)),
+                                    float(np.clip(1.8 + 0.4 * yc.size, 3.4, 8.0))),
+                           layout="constrained")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="white")
+    mesh = ax.pcolormesh(xe, ye, np.ma.masked_invalid(z_values), norm=norm, cmap=cmap)
+    _print_cells(ax, mesh, z_values, xc, yc)
+    _hatch_missing(fig, ax, missing, xe, ye, mark_missing)
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    for axis, centres, ticks in ((ax.xaxis, xc, x_ticks), (ax.yaxis, yc, y_ticks)):
+        axis.set_ticks(centres, ticks)
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or coordinate_label(summary, y))
+    units_of = summary[z] if z in summary.variables else summary[f"replicate_{z}"]
+    bar = fig.colorbar(mesh, ax=ax)
+    bar.set_label(zlabel or wrap_label(with_units(
+        quantity_label(summary, z), str(units_of.attrs.get("units", ""))), 40), fontsize=9)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+def wrap_label(label: str, width: int) -> str:
+    """``label`` wrapped to lines of about ``width`` characters, never inside ``$...$`` math."""
+    parts = label.split("$")
+    protected = "$".join(part.replace(" ", "\0") if number % 2 else part
+                         for number, part in enumerate(parts))
+    return textwrap.fill(protected, width, break_long_words=False,
+                         break_on_hyphens=False).replace("\0", " ")
+
+
 def _observable_axis_label(observable: Observable) -> str:
     """Axis label of a declared observable: its label, and its units unless dimensionless."""
-    return observable.label() + ("" if observable.units in ("1", "") else
-                                 f" [{observable.units}]")
+    return with_units(observable.label(), observable.units)
 
 
 def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
@@ -232,7 +371,7 @@ def _phase_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
             points = ax.scatter(xs, ys, c=run["time"].values, cmap="viridis", vmin=0.0,
                                 vmax=t_max, s=9, marker=markers[number % len(markers)],
                                 edgecolors=line.get_color(), linewidths=0.3, zorder=3)
-        ax.set_ylabel(textwrap.fill(_observable_axis_label(model.observable(name)), 34),
+        ax.set_ylabel(wrap_label(_observable_axis_label(model.observable(name)), 34),
                       fontsize=9)
         if logy:
             ax.set_yscale("log")
@@ -432,7 +571,7 @@ def output_label(model_name: str, output: str) -> str:
     if output == "time_to_order":
         return f"time to reach {symbol} ≥ threshold [{model.time_units}]"
     units, long_name = run_variables(model).get(output, ("1", output))
-    return long_name if units in ("1", "") else f"{long_name} [{units}]"
+    return with_units(long_name, units)
 VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
 
 

@@ -1,9 +1,10 @@
 """Stage *figures*: stage files → ``results/figures/<name>.<format>`` and animations.
 
 Figure kinds (config ``figures.<name>.kind``): ``snapshots`` and ``animation`` read run
-files, ``curve`` reads a study's ``summary.nc``, the analysis kinds read ``critical.nc``,
-``fss.nc`` or ``sensitivity.nc``, and ``task`` reads a task's ``result.json``, drawn by the
-task's model (:meth:`flocklab.models.Model.draw_task`). Report captions: :mod:`flocklab.captions`.
+files, ``curve`` and ``heatmap`` read a study's ``summary.nc``, the analysis kinds read
+``critical.nc``, ``fss.nc`` or ``sensitivity.nc``, and ``task`` reads a task's
+``result.json``, drawn by the task's model (:meth:`flocklab.models.Model.draw_task`).
+Report captions: :mod:`flocklab.captions`.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
     """Draw one figure of a stage file kind and save it in every output format.
 
     ``inputs`` are the run files of the panels in order (``snapshots``), the
-    study's summary file (``curve``), the analysis files, or the task's ``result.json``
+    study's summary file (``curve``, ``heatmap``), the analysis files, or the task's ``result.json``
     (``task``).
     """
     if spec["kind"] == "task":
@@ -74,6 +75,12 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),
                                     xlabel=spec.get("xlabel"), ylabel=spec.get("ylabel"),
                                     logy=spec["logy"], title=spec["title"])
+    elif spec["kind"] == "heatmap":
+        fig = plotting.heatmap_figure(
+            open_dataset(inputs[0]), spec["x"], spec["y"], spec["z"], logx=spec["logx"],
+            logy=spec["logy"], logz=spec["logz"], mark_missing=spec["mark_missing"],
+            xlabel=spec.get("xlabel"), ylabel=spec.get("ylabel"), zlabel=spec.get("zlabel"),
+            title=spec["title"])
     elif spec["kind"] == "critical_loglog":
         fig = plotting.critical_loglog_figure(open_dataset(inputs[0]), open_dataset(inputs[1]),
                                               title=spec["title"])
