@@ -694,6 +694,9 @@ def _check_curve_figure(where: str, figure: Mapping[str, Any], study: Study) -> 
     if figure["x"] not in coordinates:
         raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
                           f"of study '{study.name}'; available: {', '.join(coordinates)}")
+    axis_of = {name: axis for axis in study.axes for name in axis.coords}
+    if figure.get("logx") and figure["x"] in axis_of:
+        _check_log_axis(f"{where}.logx", figure["x"], axis_of[figure["x"]].coords[figure["x"]])
     if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
         raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
                           f"dimension of study '{study.name}'")
@@ -705,6 +708,14 @@ def _check_summary_quantity(key: str, name: str, model: Any) -> None:
     quantities = summary_quantities(model)
     if name not in quantities:
         raise ConfigError(f"config key '{key}': '{name}' is not one of {', '.join(quantities)}")
+
+
+def _check_log_axis(key: str, name: str, values: list) -> None:
+    """A logarithmic axis over the swept ``values`` of ``name`` needs positive numbers."""
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+               for v in values):
+        raise ConfigError(f"config key '{key}': '{name}' takes values {values}; a "
+                          f"logarithmic axis needs positive numbers")
 
 
 def _check_heatmap_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
@@ -719,12 +730,8 @@ def _check_heatmap_figure(where: str, figure: Mapping[str, Any], study: Study) -
         if len(axis_of[name]) < 2:
             raise ConfigError(f"config key '{where}.{key}': '{name}' takes one value in study "
                               f"'{study.name}'; a heatmap axis needs at least two")
-        values = axis_of[name].coords[name]
-        if figure.get(f"log{key}") and not all(
-                isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-                for v in values):
-            raise ConfigError(f"config key '{where}.log{key}': '{name}' takes values "
-                              f"{values}; a logarithmic axis needs positive numbers")
+        if figure.get(f"log{key}"):
+            _check_log_axis(f"{where}.log{key}", name, axis_of[name].coords[name])
     x_axis = axis_of[figure["x"]]
     if axis_of[figure["y"]] is x_axis:
         allowed = [name for name, axis in axis_of.items() if axis is not x_axis]

@@ -147,9 +147,10 @@ def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: S
 
 
 def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
-                 xlabel: str | None = None, ylabel: str | None = None, logy: bool = False,
-                 title: str = "") -> plt.Figure:
-    """Replicate-averaged ``y`` against coordinate ``x`` with error bars, one line per ``hue``."""
+                 xlabel: str | None = None, ylabel: str | None = None, logx: bool = False,
+                 logy: bool = False, title: str = "") -> plt.Figure:
+    """Replicate-averaged ``y`` against coordinate ``x`` with error bars, one line per ``hue``
+    (log axes on request)."""
     values = summary[f"replicate_{y}"]
     errors = summary[f"replicate_{y}_err"]
     fig, ax = plt.subplots(figsize=(4.8, 3.6))
@@ -171,6 +172,8 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
                     linewidth=1, label=label or None)
     ax.set_xlabel(xlabel or coordinate_label(summary, x))
     ax.set_ylabel(ylabel or quantity_label(summary, y))
+    if logx:
+        ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
     if hue is not None:
@@ -590,9 +593,15 @@ def _finish_grid(fig: plt.Figure, axes: np.ndarray, title: str) -> plt.Figure:
     return fig
 
 
+def log_spaced(levels: np.ndarray) -> bool:
+    """True for positive levels spanning at least two decades (drawn on a log axis)."""
+    return bool(levels.size > 1 and np.all(levels > 0) and levels.max() >= 100 * levels.min())
+
+
 def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """One-at-a-time curves: each output (rows) against each factor (columns), replicate
-    means with standard-error bars; claim verdicts listed under the panels."""
+    means with standard-error bars; claim verdicts listed under the panels. A factor whose
+    levels are positive and span two decades or more gets a logarithmic axis."""
     outputs = sensitivity["output"].values.astype(str).tolist()
     factors = sensitivity["parameter"].values.astype(str).tolist()
     verdict_lines = []
@@ -619,6 +628,8 @@ def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
                         markersize=3, zorder=1)
             ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
                         markersize=4, capsize=2, linewidth=1, zorder=2)
+            if log_spaced(levels[keep]):
+                ax.set_xscale("log")
             if i == len(outputs) - 1:
                 ax.set_xlabel(coordinate_label(sensitivity, factor))
             if j == 0:

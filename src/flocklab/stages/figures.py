@@ -74,7 +74,8 @@ def make_figure(spec: Mapping[str, Any], inputs: Sequence[str | os.PathLike],
         summary = open_dataset(inputs[0])
         fig = plotting.curve_figure(summary, spec["x"], spec["y"], hue=spec.get("hue"),
                                     xlabel=spec.get("xlabel"), ylabel=spec.get("ylabel"),
-                                    logy=spec["logy"], title=spec["title"])
+                                    logx=spec["logx"], logy=spec["logy"],
+                                    title=spec["title"])
     elif spec["kind"] == "heatmap":
         fig = plotting.heatmap_figure(
             open_dataset(inputs[0]), spec["x"], spec["y"], spec["z"], logx=spec["logx"],

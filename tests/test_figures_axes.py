@@ -1,0 +1,63 @@
+"""Logarithmic axes of the curve and oat figure kinds: config checks and drawn scales."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+matplotlib.use("Agg")  # before pyplot: no display in tests
+
+import matplotlib.pyplot as plt
+
+from flocklab.config import ConfigError, validate_config
+from flocklab.plotting import curve_figure, log_spaced
+
+
+@pytest.fixture
+def curve_config(repo):
+    """config/test.yaml plus a curve of the ``noise`` study (swept N paired with L, eta)."""
+    with open(repo / "config" / "test.yaml") as stream:
+        config = yaml.safe_load(stream)
+    config["figures"]["line"] = {"kind": "curve", "study": "noise", "x": "eta",
+                                 "y": "order_parameter", "hue": "N"}
+    return config
+
+
+def test_curve_logx_defaults_off_and_needs_positive_swept_values(curve_config):
+    validate_config(curve_config)
+    assert curve_config["figures"]["line"]["logx"] is False
+    curve_config["figures"]["line"]["logx"] = True  # eta sweep starts at 0
+    with pytest.raises(ConfigError, match=r"figures\.line\.logx'.*positive numbers"):
+        validate_config(curve_config)
+    curve_config["figures"]["line"].update(x="L", hue=None)
+    del curve_config["figures"]["line"]["hue"]
+    validate_config(curve_config)  # L = 3.2, 5.0: positive
+
+
+def test_curve_figure_draws_the_requested_scales():
+    gain = np.array([0.3, 3.0, 30.0])
+    summary = xr.Dataset({"replicate_q": ("gain", gain**2), "replicate_q_err": ("gain",
+                                                                                gain * 0.0)},
+                         coords={"gain": gain})
+    fig = curve_figure(summary, "gain", "q", logx=True, logy=True)
+    ax = fig.axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    x, y = ax.lines[0].get_data()
+    assert np.allclose(x, gain) and np.allclose(y, gain**2)
+    plt.close(fig)
+    fig = curve_figure(summary, "gain", "q")
+    assert (fig.axes[0].get_xscale(), fig.axes[0].get_yscale()) == ("linear", "linear")
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(("levels", "expected"), [
+    ([0.1, 0.3, 1.0, 3.0, 10.0], True),     # two decades
+    ([1.0, 2.0, 5.0, 99.0], False),         # just short of two decades
+    ([0.0, 1.0, 100.0], False),             # zero cannot sit on a log axis
+    ([5.0], False),
+])
+def test_oat_factors_spanning_two_decades_get_a_log_axis(levels, expected):
+    assert log_spaced(np.array(levels)) is expected
