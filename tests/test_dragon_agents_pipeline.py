@@ -1,7 +1,7 @@
 """The bench-dragon agent model (dragon_agents) through the Snakemake pipeline.
 
 config/dragon_agents_test.yaml runs every stage the default studies use (simulate,
-summarize, sample / analyse_sensitivity, curve, series, oat and animation figures) on
+summarize, sample / analyse_sensitivity, curve, series, oat, heatmap and animation figures) on
 tiny studies. The physics that must survive the pipeline: on a straight path the chain
 reaches the travelling steady state of the README ("Straight-line steady state"), all units at
 V = k_p U / (k_p + N k_d) with the links stretched by
@@ -72,3 +72,16 @@ def test_oat_claim_on_cohesion(results):
     """The link error falls with k_c (it scales as 1/(k_c + k_penalty)): the claim holds."""
     analysis = json.loads((results / "dragon_agents_oat_tiny" / "sensitivity.json").read_text())
     assert [claim["verdict"] for claim in analysis["claims"]] == ["holds"]
+
+
+def test_recorded_blow_ups_fill_the_stability_map(results):
+    """Soft links blow up (stable = 0, a blow-up time inside the run), stiff ones hold
+    (stable = 1, t_blowup NaN): the study finishes and the heatmap is drawn."""
+    summary = xr.open_dataset(results / "dragon_agents_stability_tiny" / "summary.nc")
+    stable = summary["replicate_stable"].sel(k_p=[1.0, 200.0])
+    assert stable.sel(k_penalty=1.0).values.tolist() == [0.0, 0.0]
+    assert stable.sel(k_penalty=500.0).values.tolist() == [1.0, 1.0]
+    t_blowup = summary["replicate_t_blowup"]
+    assert np.all((t_blowup.sel(k_penalty=1.0) > 0) & (t_blowup.sel(k_penalty=1.0) < 2.0))
+    assert np.isnan(t_blowup.sel(k_penalty=500.0)).all()
+    assert (results / "figures" / "dragon_agents_stability_map.png").stat().st_size > 0
