@@ -171,7 +171,7 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
                     marker=markers[number % len(markers)], markersize=4, capsize=2,
                     linewidth=1, label=label or None)
     ax.set_xlabel(xlabel or coordinate_label(summary, x))
-    ax.set_ylabel(ylabel or quantity_label(summary, y))
+    ax.set_ylabel(wrap_label(ylabel or quantity_label(summary, y), 45))
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -179,7 +179,7 @@ def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
     if hue is not None:
         ax.legend(fontsize=8, frameon=False)
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(wrap_label(title, 60), fontsize=10)
     fig.tight_layout()
     return fig
 
