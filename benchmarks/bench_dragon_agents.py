@@ -8,8 +8,9 @@ comparison as the penalty stiffness grows.
    Jacobian), in the same run and on the same span (``--article-span``, default 300 s;
    nothing is extrapolated). Also LSODA with the band Jacobian on that span, and Radau
    with a finite-difference Jacobian on the sparsity pattern (10 s).
-2. Stiffness: for k_penalty = 1e2 .. 1e6 (N = 10, 5 s), every method's wall time, nfev,
-   steps and error against a tight Radau reference (rtol 1e-11).
+2. Stiffness: for k_penalty = 1e2 .. 1e6 (N = 10, 5 s), every method's wall and CPU time,
+   nfev, steps and error against a tight Radau reference (rtol 1e-11), through
+   :func:`flocklab.dragon_agents.solvers.compare_solvers` (the model's ``solvers`` task).
 
 Writes ``benchmarks/results/dragon_agents.md``. Run:
 ``PYTHONPATH=src python benchmarks/bench_dragon_agents.py [--article-span 300]
@@ -194,26 +195,25 @@ def _row(name: str, span: float, seconds: float, cpu: float, sol) -> str:
 
 def stiffness_section(n: int = 10, t_end: float = 5.0,
                       tolerances: tuple = ((1e-6, 1e-9), (1e-4, 1e-6))) -> list[str]:
+    """Every method at k_penalty 1e2 .. 1e6 and two tolerances
+    (:func:`flocklab.dragon_agents.solvers.compare_solvers`), against Radau at rtol 1e-11."""
+    from flocklab.dragon_agents.solvers import compare_solvers
+
     lines = [f"## Solvers as k_penalty grows (N = {n}, t_end = {t_end:g} s, circle R = 15 m, "
              f"0.3 rad/s)", "",
              "Error: largest |position difference| (m) over the records against Radau with "
-             "rtol 1e-11, atol 1e-13.", "",
-             "| k_penalty | rtol, atol | method | wall (s) | nfev | njev | nlu | steps | "
-             "error (m) |", "|---|---|---|---|---|---|---|---|---|"]
-    t = np.linspace(0.0, t_end, 51)
-    for k_pen in (1e2, 1e3, 1e4, 1e5, 1e6):
-        base = {"N": n, "k_penalty": k_pen}
-        ref = simulate_dragon({**base, "method": "Radau", "rtol": 1e-11, "atol": 1e-13}, t)
-        for rtol, atol in tolerances:
-            for method in METHODS:
-                sol, seconds = timed(simulate_dragon, {**base, "method": method,
-                                                       "rtol": rtol, "atol": atol}, t)
-                err = np.abs(sol.states[..., :2] - ref.states[..., :2]).max()
-                s = sol.stats
-                lines.append(f"| {k_pen:.0e} | {rtol:.0e}, {atol:.0e} | {method} | "
-                             f"{seconds:.3f} | {s['nfev']} | {s['njev']} | {s['nlu']} | "
-                             f"{s['steps']} | {err:.1e} |")
-                print(lines[-1], flush=True)
+             "rtol 1e-11, atol 1e-13. CPU: process time of the solve.", "",
+             "| k_penalty | rtol, atol | method | wall (s) | CPU (s) | nfev | njev | nlu | "
+             "steps | error (m) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for rtol, atol in tolerances:
+        rows += compare_solvers({"N": n}, (1e2, 1e3, 1e4, 1e5, 1e6), METHODS, rtol, atol,
+                                t_end, records=51, reference=("Radau", 1e-11, 1e-13))
+    for row in sorted(rows, key=lambda row: (row["k_penalty"], row["rtol"])):
+        lines.append(f"| {row['k_penalty']:.0e} | {row['rtol']:.0e}, {row['atol']:.0e} | "
+                     f"{row['method']} | {row['wall_s']:.3f} | {row['cpu_s']:.3f} | "
+                     f"{row['nfev']} | {row['njev']} | {row['nlu']} | {row['steps']} | "
+                     f"{row['error_m']:.1e} |")
     return [*lines, ""]
 
 

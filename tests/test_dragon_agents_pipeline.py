@@ -85,3 +85,19 @@ def test_recorded_blow_ups_fill_the_stability_map(results):
     assert np.all((t_blowup.sel(k_penalty=1.0) > 0) & (t_blowup.sel(k_penalty=1.0) < 2.0))
     assert np.isnan(t_blowup.sel(k_penalty=500.0)).all()
     assert (results / "figures" / "dragon_agents_stability_map.png").stat().st_size > 0
+
+
+def test_solver_task_document_and_figure(results):
+    """The integrator comparison ran every method at every stiffness, measured a positive
+    time and a finite error for each, and its figure was drawn."""
+    document = json.loads((results / "tasks" / "dragon_agents_solvers_tiny" /
+                           "result.json").read_text())
+    rows = document["result"]["rows"]
+    assert sorted((row["method"], row["k_penalty"]) for row in rows) == [
+        ("RK45", 100.0), ("RK45", 10000.0), ("Radau", 100.0), ("Radau", 10000.0)]
+    assert all(row["cpu_s"] > 0 and 0 <= row["error_m"] < 1e-3 for row in rows)
+    claims = [v["claim"] for v in document["result"]["verdicts"]]
+    assert any("explicit step (RK45)" in c for c in claims)
+    assert any(c.startswith("Radau copes") for c in claims)
+    assert (results / "tasks" / "dragon_agents_solvers_tiny" / "solvers.csv").exists()
+    assert (results / "figures" / "dragon_agents_solvers_tiny.png").stat().st_size > 0

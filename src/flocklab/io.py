@@ -18,7 +18,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +147,17 @@ def write_json(document: Mapping[str, Any], path: str | os.PathLike) -> Path:
         with open(temporary, "w", encoding="utf-8") as stream:
             json.dump(json_ready(document), stream, indent=2, allow_nan=False)
             stream.write("\n")
+    return Path(path)
+
+
+def write_rows(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
+    """Write dictionaries with the same keys as a CSV table (atomically)."""
+    import csv
+
+    with atomic_output(path) as tmp, open(tmp, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
     return Path(path)
 
 

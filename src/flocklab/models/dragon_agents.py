@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from flocklab.dragon_agents import metrics as dm
 from flocklab.dragon_agents.engine import PARAMETERS, build_system, check, initial_state, solve
 from flocklab.dragon_agents.guidance import make_guide
+from flocklab.dragon_agents.tasks import TASK_FIGURES, TASKS
 from flocklab.models.base import (
     BLOWUP_METRICS,
     Metric,
@@ -74,6 +75,9 @@ class DragonAgents(Model):
                    symbol=r"\sum|F^c|^2"),
     )
     primary_observable = "alignment"
+    #: The integrator comparison as k_penalty grows (flocklab.dragon_agents.tasks).
+    tasks: ClassVar[dict[str, str]] = TASKS
+    task_figures: ClassVar[dict[str, str]] = TASK_FIGURES
     run_metrics = (
         Metric("link_error_max", "largest |d - L| after burn-in", "m"),
         Metric("link_error_mean", "mean |d - L| after burn-in", "m"),
@@ -95,6 +99,29 @@ class DragonAgents(Model):
 
     def check(self, params: dict[str, Any]) -> None:
         check(params)
+
+    def check_task(self, task: str, params: Mapping[str, Any],
+                   options: Mapping[str, Any]) -> None:
+        """Options of the tasks (:data:`flocklab.dragon_agents.tasks.OPTIONS`)."""
+        from flocklab.dragon_agents.tasks import check_options
+
+        check_options(task, options)
+
+    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
+                 out_dir: str) -> dict[str, Any]:
+        """The integrator comparison (:func:`flocklab.dragon_agents.tasks.run_solvers`)."""
+        from pathlib import Path
+
+        from flocklab.dragon_agents.tasks import run_solvers
+
+        return run_solvers(params, options, Path(out_dir))
+
+    def draw_task(self, fig: Any, document: Mapping[str, Any],
+                  options: Mapping[str, Any]) -> None:
+        """CPU time, work and error against k_penalty per method."""
+        from flocklab.dragon_agents.tasks import draw_solvers
+
+        draw_solvers(fig, document)
 
     def chunk_steps(self, params: Mapping[str, Any], grid: TimeGrid) -> int:
         return grid.steps

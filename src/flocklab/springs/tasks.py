@@ -30,14 +30,13 @@ E. Hairer, G. Wanner, *Solving Ordinary Differential Equations II*, Springer 199
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flocklab.io import atomic_output
+from flocklab.io import write_rows
 from flocklab.parameters import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -205,15 +204,6 @@ def _configurations(model: Model, params: Mapping[str, Any], opts: Mapping[str, 
     if size:
         configs.append((f"cloth {size}x{size}", cloth(size, size)))
     return configs
-
-
-def write_rows(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    """Write dictionaries with the same keys as a CSV table (atomically)."""
-    with atomic_output(path) as tmp, open(tmp, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
 
 
 def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, Any],
