@@ -173,8 +173,13 @@ class Study:
     checkpoint_every: int = 0
 
     @property
+    def axis_of(self) -> dict[str, Axis]:
+        """Each swept parameter name and the axis that sweeps it (paired names share one)."""
+        return {name: axis for axis in self.axes for name in axis.coords}
+
+    @property
     def swept(self) -> list[str]:
-        return [name for axis in self.axes for name in axis.coords]
+        return list(self.axis_of)
 
     @functools.cached_property
     def design(self) -> Design | None:
@@ -694,7 +699,7 @@ def _check_curve_figure(where: str, figure: Mapping[str, Any], study: Study) -> 
     if figure["x"] not in coordinates:
         raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
                           f"of study '{study.name}'; available: {', '.join(coordinates)}")
-    axis_of = {name: axis for axis in study.axes for name in axis.coords}
+    axis_of = study.axis_of
     if figure.get("logx") and figure["x"] in axis_of:
         _check_log_axis(f"{where}.logx", figure["x"], axis_of[figure["x"]].coords[figure["x"]])
     if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
@@ -721,7 +726,7 @@ def _check_log_axis(key: str, name: str, values: list) -> None:
 def _check_heatmap_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
     """``x`` and ``y`` are swept on two different axes of the study, the only axes with more
     than one value; a log axis has positive numbers; ``z`` is a summary quantity."""
-    axis_of = {name: axis for axis in study.axes for name in axis.coords}
+    axis_of = study.axis_of
     for key in ("x", "y"):
         name = figure[key]
         if name not in axis_of:

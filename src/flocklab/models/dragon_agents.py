@@ -142,8 +142,7 @@ class DragonAgents(Model):
         state["_solution"], state["_system"], state["_record_times"] = sol, system, t
         done = len(sol.t)
         for name, values in observable_series(sol.t, sol.states, system, params).items():
-            record.series[name][:done] = values
-            record.series[name][done:] = np.nan
+            record.series[name][:done] = values  # later records stay NaN (after a blow-up)
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         """Observables of a single state (used for the initial record)."""
@@ -179,7 +178,7 @@ class DragonAgents(Model):
         """Run metrics from the run file (pure function of its contents); after a recorded
         blow-up they cover the records before it."""
         params = json.loads(run.attrs["parameters"])
-        t_blowup = float(run["t_blowup"]) if "t_blowup" in run else np.nan
+        t_blowup = float(run["t_blowup"])
         states = np.stack([run[n].values for n in ("x", "y", "vx", "vy")], axis=-1)
         done = np.all(np.isfinite(states), axis=(1, 2))
         t, states = run["time"].values[done], states[done]
