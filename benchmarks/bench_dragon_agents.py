@@ -10,7 +10,7 @@ comparison as the penalty stiffness grows.
    with a finite-difference Jacobian on the sparsity pattern (10 s).
 2. Stiffness: for k_penalty = 1e2 .. 1e6 (N = 10, 5 s), every method's wall and CPU time,
    nfev, steps and error against a tight Radau reference (rtol 1e-11), through
-   :func:`flocklab.dragon_agents.solvers.compare_solvers` (the model's ``solvers`` task).
+   :func:`flocklab.models.dragon_agents.solvers.compare_solvers` (the model's ``solvers`` task).
 
 Writes ``benchmarks/results/dragon_agents.md``. Run:
 ``PYTHONPATH=src python benchmarks/bench_dragon_agents.py [--article-span 300]
@@ -26,14 +26,14 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from flocklab.dragon_agents import METHODS, simulate_dragon
-from flocklab.dragon_agents.article import (
+from flocklab.models.dragon_agents.article import (
     article_rhs,
     circular_path_velocity,
     from_block_layout,
     to_block_layout,
 )
-from flocklab.dragon_agents.engine import initial_state, resolve
+from flocklab.models.dragon_agents.engine import initial_state, resolve, simulate_dragon
+from flocklab.models.dragon_agents.solve import METHODS
 
 RESULTS = Path(__file__).parent / "results" / "dragon_agents.md"
 BIG = {"N": 223, "start": "behind", "method": "Radau", "rtol": 1e-6, "atol": 1e-9}
@@ -171,8 +171,8 @@ def _article_row(art, span: float, reached: float, wall: float, cpu: float) -> s
 
 
 def jacobian_section(span: float) -> list[str]:
-    from flocklab.dragon_agents.engine import build_system
-    from flocklab.dragon_agents.solve import integrate
+    from flocklab.models.dragon_agents.engine import build_system
+    from flocklab.models.dragon_agents.solve import integrate
 
     p = resolve(BIG)
     system = build_system(p)
@@ -196,8 +196,8 @@ def _row(name: str, span: float, seconds: float, cpu: float, sol) -> str:
 def stiffness_section(n: int = 10, t_end: float = 5.0,
                       tolerances: tuple = ((1e-6, 1e-9), (1e-4, 1e-6))) -> list[str]:
     """Every method at k_penalty 1e2 .. 1e6 and two tolerances
-    (:func:`flocklab.dragon_agents.solvers.compare_solvers`), against Radau at rtol 1e-11."""
-    from flocklab.dragon_agents.solvers import compare_solvers
+    (:func:`flocklab.models.dragon_agents.solvers.compare_solvers`), against Radau at rtol 1e-11."""
+    from flocklab.models.dragon_agents.solvers import compare_solvers
 
     lines = [f"## Solvers as k_penalty grows (N = {n}, t_end = {t_end:g} s, circle R = 15 m, "
              f"0.3 rad/s)", "",
@@ -229,8 +229,8 @@ CLAIM_SWEEPS = {
 def claim_metrics(params: dict, t_end: float = 90.0, turn_start: float = 35.0) -> dict:
     """Metrics of one run on the contest turnaround (head enters the S-curve near 38 s)
     and of one run entering a circle (radius 10 m, 1 m/s) from the straight start."""
-    from flocklab.dragon_agents import build_system
-    from flocklab.dragon_agents import metrics as dm
+    from flocklab.models.dragon_agents import metrics as dm
+    from flocklab.models.dragon_agents.engine import build_system
 
     t = np.linspace(0.0, t_end, int(t_end / 0.05) + 1)
     sol = simulate_dragon({**CLAIM_BASE, **params}, t)
@@ -260,7 +260,7 @@ def claims_section() -> list[str]:
              "cross-track gain 1/s, other gains as the article)", "",
              "Turnaround (the contest path, 1 m/s), t >= 35 s (the head enters the S-curve "
              "at about 38 s): whip = largest distance of the tail from where a rigid chain "
-             "on the path would be (flocklab.dragon.chain.follow, anchored at the head); "
+             "on the path would be (flocklab.models.dragon_chain.chain.follow, anchored at the head); "
              "oscillation = link-error power above 0.5 Hz; alignment = mean over time. "
              "Circle entry (radius 10 m, 1 m/s, 120 s, from the straight start tangent to "
              "it), on the tail's distance from the rigid chain: settling = time until it "
@@ -281,8 +281,8 @@ def claims_section() -> list[str]:
 
 def delay_section() -> list[str]:
     """Large k_a with and without a perception delay (circle entry, N = 10, 30 s)."""
-    from flocklab.dragon_agents import metrics as dm
-    from flocklab.models.base import SimulationError
+    from flocklab.core.model import SimulationError
+    from flocklab.models.dragon_agents import metrics as dm
 
     base = {"N": 10, "path": {"kind": "circle", "radius": 10.0, "angular_speed": 0.1},
             "guidance": "reference", "cross_track_gain": 1.0, "method": "DOP853",
@@ -323,8 +323,8 @@ PROJECTION_PATHS = {
 def projection_section(points: int = 200, t_end: float = 10.0) -> list[str]:
     """The tangent law's head projection: the path library's vectorised projection (what
     the law used before) against the scalar ``nearest_frame``, per call and per run."""
-    from flocklab.dragon_agents.guidance import make_guide
-    from flocklab.dragon_agents.projection import nearest_frame
+    from flocklab.geometry.projection import nearest_frame
+    from flocklab.models.dragon_agents.guidance import make_guide
 
     def library_frame(path, p):
         s = path.project(p)

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from flocklab.dragon.geometry import BenchGeometry
-from flocklab.dragon.questions import (
+from flocklab.models.dragon_chain.geometry import BenchGeometry
+from flocklab.models.dragon_chain.questions import (
     q1_spiral,
     q2_collision,
     q3_min_pitch,
@@ -38,7 +38,7 @@ from flocklab.dragon.questions import (
     q5_max_speed,
     s_curve_length_vs_ratio,
 )
-from flocklab.dragon.tables import contest_tables, to_csv
+from flocklab.models.dragon_chain.tables import contest_tables, to_csv
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -11,7 +11,7 @@ simulated second at their stable steps, and (``--claims``) the stability table a
    0.9 × its linear-theory limit 2/omega_max (omega_max by ``eigsh``; damping lowers the true
    limit slightly, the 10 x 10 row of the claims table gives the measured one), against implicit
    Euler and the diagonal scheme (3 sweeps) at dt = 1/60 s.
-3. ``--claims``: :func:`flocklab.springs.claims.article_claims` (tongue: both damping readings,
+3. ``--claims``: :func:`flocklab.models.springs.claims.article_claims` (tongue: both damping readings,
    masses 0.01/0.1/1 kg; 10 x 10 cloth), written to ``springs_claims.json`` and ``.md``.
 
 Writes ``benchmarks/results/springs.md`` (and ``springs_claims.*``).
@@ -36,11 +36,11 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from flocklab.io import write_json
-from flocklab.springs.forces import force_jacobians
-from flocklab.springs.integrators import get_integrator
-from flocklab.springs.run import integrate
-from flocklab.springs.structure import chain, cloth
+from flocklab.core.io import write_json
+from flocklab.models.springs.forces import force_jacobians
+from flocklab.models.springs.integrators import get_integrator
+from flocklab.models.springs.run import integrate
+from flocklab.models.springs.structure import chain, cloth
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FRAME = 1.0 / 60.0
@@ -138,7 +138,7 @@ def claims_data(rows_file: str | None) -> dict:
     written by a previous run) with the verdicts and the cloth cost measured now."""
     from dataclasses import asdict
 
-    from flocklab.springs.claims import (
+    from flocklab.models.springs.claims import (
         StabilityRow,
         article_claims,
         cloth_cost_verdicts,

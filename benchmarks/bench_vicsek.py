@@ -31,8 +31,9 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 import flocklab
-from flocklab.models import RunControl, get_model
-from flocklab.threads import set_threads
+from flocklab.core.registry import get_model
+from flocklab.core.threads import set_threads
+from flocklab.core.time import RunControl
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DENSITY, RADIUS, SPEED, NOISE = 4.0, 1.0, 0.03, 2.0

@@ -33,7 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from flocklab.zonal import ZonalSimulation
+from flocklab.models.zonal.engine import ZonalSimulation
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "zonal.md"

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import numpy as np
 
-from flocklab.checkpoint import Checkpoint, checkpoint_path, fingerprint
-from flocklab.models import RunControl, get_model
-from flocklab.resources import BASE_MEMORY_MB, job_resources
+from flocklab.core import driver
+from flocklab.core.checkpoint import Checkpoint, checkpoint_path, fingerprint
+from flocklab.core.registry import get_model
+from flocklab.core.resources import BASE_MEMORY_MB, job_resources
+from flocklab.core.time import RunControl
 
 RUN = ["--N", "4000", "--L", "31.6", "--eta", "2.0", "--steps", "6000", "--seed", "11"]
 
 
 def flocklab(*args: str) -> list[str]:
-    return [sys.executable, "-m", "flocklab.cli", *args]
+    return [sys.executable, "-m", "flocklab.cli.main", *args]
 
 
 def test_a_killed_run_resumes_to_the_identical_file(tmp_path):
@@ -57,8 +59,8 @@ def test_a_checkpoint_of_another_run_is_ignored(tmp_path):
     other.save(20, {"state": np.zeros((4, 50))})
     mine = Checkpoint(path, 10, fingerprint("vicsek", params, control.as_attrs()))
     assert mine.load() is None
-    resumed = model.simulate(params, control, checkpoint=mine)
-    plain = model.simulate(params, control)
+    resumed = driver.simulate(model, params, control, checkpoint=mine)
+    plain = driver.simulate(model, params, control)
     np.testing.assert_array_equal(resumed.order_parameter, plain.order_parameter)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from flocklab.cli import main
+from flocklab.cli.main import main
 
 
 def test_simulate_writes_a_complete_file(tmp_path):
@@ -50,7 +50,7 @@ def test_bad_options_fail_with_the_parameter_name(tmp_path, capsys, args, name):
 
 
 def test_help_lists_units_and_defaults():
-    result = subprocess.run([sys.executable, "-m", "flocklab.cli", "simulate", "vicsek", "--help"],
+    result = subprocess.run([sys.executable, "-m", "flocklab.cli.main", "simulate", "vicsek", "--help"],
                             capture_output=True, text=True, check=True)
     for text in ("--v0", "length/step", "--noise", "--update", "--snapshot-every",
                  "default 0.03", "interaction radius"):
@@ -110,7 +110,7 @@ def test_library_imports_change_no_global_state(tmp_path):
     a thread count leaves the caller's numba thread count as it was."""
     code = (
         "import matplotlib; matplotlib.use('svg')\n"
-        "import flocklab.plotting\n"
+        "import flocklab.figures.plotting\n"
         "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()\n"
         "import numba; from flocklab.stages.simulate import run_simulation\n"
         "before = numba.get_num_threads()\n"
@@ -122,7 +122,7 @@ def test_library_imports_change_no_global_state(tmp_path):
 
 def test_the_config_schema_ships_inside_the_package():
     import flocklab
-    from flocklab.config import DEFAULT_SCHEMA, load_schema
+    from flocklab.config.study import DEFAULT_SCHEMA, load_schema
 
-    assert DEFAULT_SCHEMA.parent == Path(flocklab.__file__).parent
+    assert DEFAULT_SCHEMA.parent == Path(flocklab.__file__).parent / "config"
     assert load_schema()["title"].startswith("Flocklab")

@@ -7,7 +7,13 @@ import copy
 import pytest
 import yaml
 
-from flocklab.config import ConfigError, expand_values, format_value, load_config, validate_config
+from flocklab.config.study import (
+    ConfigError,
+    expand_values,
+    format_value,
+    load_config,
+    validate_config,
+)
 
 
 @pytest.fixture

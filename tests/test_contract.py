@@ -15,15 +15,19 @@ from flocklab_testmodels.noisy_phases import NoisyPhases
 from flocklab_testmodels.oscillator import Oscillator, exact_solution
 
 import flocklab
-from flocklab.checkpoint import Checkpoint, fingerprint
-from flocklab.models import Model, RunControl, base, get_model, register
-from flocklab.parameters import ParameterError, ParameterSpec
+from flocklab.core import driver, registry
+from flocklab.core import time as base
+from flocklab.core.checkpoint import Checkpoint, fingerprint
+from flocklab.core.model import Model
+from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.registry import get_model, register
+from flocklab.core.time import RunControl
 
 
 def test_plugin_models_are_found_through_the_entry_point_group():
     assert {"oscillator", "noisy_phases", "vicsek"} <= set(flocklab.available_models())
     assert isinstance(get_model("oscillator"), Oscillator)
-    assert base.entry_point_models()["noisy_phases"] == \
+    assert registry.entry_point_models()["noisy_phases"] == \
         "flocklab_testmodels.noisy_phases:NoisyPhases"
 
 
@@ -68,12 +72,12 @@ def test_checkpointed_run_equals_an_uninterrupted_one(tmp_path):
     model = get_model("noisy_phases")
     params = model.resolve({"N": 30, "K": 2.0})
     control = RunControl(steps=90, seed=4, snapshot_every=30)
-    plain = model.simulate(params, control)
+    plain = driver.simulate(model, params, control)
     checkpoint = Checkpoint(tmp_path / "c.npz", 20, fingerprint(model.name, params,
                                                                    control.as_attrs()))
-    first = model.simulate(params, control, checkpoint=checkpoint)  # saves at 20, 40, 60, 80
+    first = driver.simulate(model, params, control, checkpoint=checkpoint)  # saves at 20, 40, 60, 80
     assert checkpoint.load()[0] == 80
-    resumed = model.simulate(params, control, checkpoint=checkpoint)  # resumes at 80
+    resumed = driver.simulate(model, params, control, checkpoint=checkpoint)  # resumes at 80
     for ds in (first, resumed):
         np.testing.assert_array_equal(ds["coherence"].values, plain["coherence"].values)
         np.testing.assert_array_equal(ds["theta"].values, plain["theta"].values)
@@ -81,9 +85,9 @@ def test_checkpointed_run_equals_an_uninterrupted_one(tmp_path):
 
 def test_chunking_does_not_change_a_noisy_model(monkeypatch):
     control = RunControl(steps=50, seed=2, snapshot_every=50)
-    whole = get_model("noisy_phases").simulate({"N": 20}, control)
+    whole = driver.simulate(get_model("noisy_phases"), {"N": 20}, control)
     monkeypatch.setattr(NoisyPhases, "chunk_updates", 20 * 3)
-    chunked = get_model("noisy_phases").simulate({"N": 20}, control)
+    chunked = driver.simulate(get_model("noisy_phases"), {"N": 20}, control)
     np.testing.assert_array_equal(whole["theta"].values, chunked["theta"].values)
 
 
@@ -94,16 +98,16 @@ def test_a_duplicate_model_name_is_an_error(monkeypatch):
     with pytest.raises(ValueError, match="registered twice"):
         register(Impostor)
     points = importlib.metadata.EntryPoints([
-        importlib.metadata.EntryPoint("twin", "a.b:C", base.ENTRY_POINT_GROUP),
-        importlib.metadata.EntryPoint("twin", "d.e:F", base.ENTRY_POINT_GROUP)])
+        importlib.metadata.EntryPoint("twin", "a.b:C", registry.ENTRY_POINT_GROUP),
+        importlib.metadata.EntryPoint("twin", "d.e:F", registry.ENTRY_POINT_GROUP)])
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: points)
-    base.entry_point_models.cache_clear()
+    registry.entry_point_models.cache_clear()
     try:
         with pytest.raises(ValueError, match="'twin' is registered twice"):
-            base.entry_point_models()
+            registry.entry_point_models()
     finally:
         monkeypatch.undo()
-        base.entry_point_models.cache_clear()
+        registry.entry_point_models.cache_clear()
 
 
 def test_structured_parameters_are_checked_with_the_element_named():
@@ -126,7 +130,7 @@ def test_a_non_finite_state_stops_the_run_naming_model_time_and_seed(monkeypatch
     monkeypatch.setattr(Exploding, "chunk_updates", 4 * 10)  # checks every 10 steps
     with pytest.raises(flocklab.SimulationError, match=r"exploding_test_model.*non-finite in "
                                                        r"t = \(0\.2, 0\.3\] s.*seed 9"):
-        Exploding().simulate({}, RunControl(t_end=1.0, dt=0.01, seed=9))
+        driver.simulate(Exploding(), {}, RunControl(t_end=1.0, dt=0.01, seed=9))
 
 
 def test_models_declare_what_the_stages_read():

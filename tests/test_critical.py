@@ -9,10 +9,10 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from flocklab import critical as crit
-from flocklab.cli import main
-from flocklab.metrics import replicate_average
-from flocklab.parameters import ParameterError
+from flocklab.analysis import critical as crit
+from flocklab.analysis.timeseries import replicate_average
+from flocklab.cli.main import main
+from flocklab.core.parameters import ParameterError
 from flocklab.stages.critical import (
     finite_size_scaling,
     fit_critical_summary,
@@ -460,7 +460,7 @@ def test_figures_take_control_and_observable_from_the_declarations():
     import matplotlib
 
     matplotlib.use("Agg")
-    from flocklab import plotting
+    from flocklab.figures import plotting
 
     rng = np.random.default_rng(14)
     summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=2)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flocklab.dragon_agents import build_system, resolve
-from flocklab.dragon_agents import metrics as dm
-from flocklab.dragon_agents.steady import steady_line
+from flocklab.models.dragon_agents import metrics as dm
+from flocklab.models.dragon_agents.engine import build_system, resolve
+from flocklab.models.dragon_agents.steady import steady_line
 
 
 def test_alignment_of_parallel_and_orthogonal_headings():
@@ -105,7 +105,7 @@ def test_turn_onset_is_the_largest_curvature_step_the_head_meets():
     """On the contest turnaround (spiral in, S-bend of two arcs, spiral out) at 1 m/s the
     turn is the record where the head passes the segment boundary with the largest
     curvature jump; a straight chain starting on a circle turns at once; a line never."""
-    from flocklab.dragon_agents.guidance import make_guide
+    from flocklab.models.dragon_agents.guidance import make_guide
 
     path = make_guide({"kind": "turnaround"}).path
     bounds = path.offsets[1:-1]

@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 import flocklab
-from flocklab.models import RunControl, SimulationError, register
+from flocklab.core import driver
+from flocklab.core.model import SimulationError
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import register
+from flocklab.core.time import RunControl
 from flocklab.models.dragon_agents import DragonAgents
-from flocklab.parameters import ParameterError
 
 register(DragonAgents)
 
@@ -39,7 +42,7 @@ def test_issue_interface_and_run_file_layout():
 
 def test_metrics_are_finite_and_consistent():
     model = DragonAgents()
-    ds = model.simulate({"N": 8}, RunControl(seed=3, t_end=6.0, record_every=0.05))
+    ds = driver.simulate(model, {"N": 8}, RunControl(seed=3, t_end=6.0, record_every=0.05))
     out = model.extra_metrics(ds, burn_in=2.0)
     assert set(out) == {m.name for m in model.run_metrics}
     assert out["stable"] == 1.0 and np.isnan(out["t_blowup"])
@@ -54,7 +57,7 @@ def test_metrics_are_finite_and_consistent():
 
 
 def test_same_seed_same_file_bytes(tmp_path):
-    from flocklab.driver import run
+    from flocklab.core.driver import run
 
     model = DragonAgents()
     control = RunControl(seed=5, t_end=2.0, record_every=0.1)
@@ -119,7 +122,7 @@ def test_every_path_kind_runs_and_draws(path, tmp_path):
     import matplotlib.pyplot as plt
 
     # reference guidance: the tangent law projects on the path at every evaluation, which
-    # costs milliseconds on spirals (flocklab.paths' global projection)
+    # costs milliseconds on spirals (flocklab.geometry.paths' global projection)
     guidance = "tangent" if path["kind"] == "figure_eight" else "reference"
     ds = flocklab.simulate("dragon_agents", N=6, path=path, cross_track_gain=1.0, t_end=2.0,
                            record_every=0.1, snapshot_every=1.0, seed=1, guidance=guidance)
@@ -147,7 +150,7 @@ def test_command_line_takes_the_issue_names(tmp_path):
 
     import xarray as xr
 
-    from flocklab.cli import main
+    from flocklab.cli.main import main
 
     api = {"N": 6, "L": 1.0, "k_a": 2.0, "k_c": 5.0, "k_p": 3.0, "k_d": 0.5,
            "k_penalty": 500.0, "neighbours": "front_back", "method": "Radau", "rtol": 1e-6,

@@ -29,7 +29,7 @@ RELATIVE_TOLERANCE = 2e-3
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
-    from flocklab.models import available_models
+    from flocklab.core.registry import available_models
 
     assert "dragon_agents" in available_models(), (
         "dragon_agents is not registered: add dragon_agents = "

@@ -1,4 +1,4 @@
-"""The integrator comparison as the penalty stiffens (flocklab.dragon_agents.solvers and
+"""The integrator comparison as the penalty stiffens (flocklab.models.dragon_agents.solvers and
 the model's ``solvers`` task): exact self-reference, error ordering, the step-count
 scaling, the verdict rules and option checks."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flocklab.dragon_agents.solvers import compare_solvers, growth_exponents
-from flocklab.dragon_agents.tasks import check_options, stiffness_verdicts
-from flocklab.parameters import ParameterError
+from flocklab.core.parameters import ParameterError
+from flocklab.models.dragon_agents.solvers import compare_solvers, growth_exponents
+from flocklab.models.dragon_agents.tasks import check_options, stiffness_verdicts
 
 SMALL = {"N": 4, "start": "behind", "cross_track_gain": 1.0}
 

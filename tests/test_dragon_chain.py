@@ -7,8 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.dragon.chain import chain_state, follow, solve_chain, speed_ratios
-from flocklab.dragon.collision import (
+from flocklab.core.parameters import ParameterError
+from flocklab.geometry.paths import TWO_PI, Composite, Spiral, turnaround_path
+from flocklab.models.dragon_chain.chain import chain_state, follow, solve_chain, speed_ratios
+from flocklab.models.dragon_chain.collision import (
     Rectangles,
     all_pairs,
     all_pairs_separation,
@@ -17,8 +19,8 @@ from flocklab.dragon.collision import (
     lead_separation,
     separation,
 )
-from flocklab.dragon.geometry import BenchGeometry
-from flocklab.dragon.questions import (
+from flocklab.models.dragon_chain.geometry import BenchGeometry
+from flocklab.models.dragon_chain.questions import (
     contact_radius,
     contact_radius_curve,
     peak_ratio_curve,
@@ -30,8 +32,6 @@ from flocklab.dragon.questions import (
     s_curve_length_vs_ratio,
     turnaround,
 )
-from flocklab.parameters import ParameterError
-from flocklab.paths import TWO_PI, Composite, Spiral, turnaround_path
 
 GEOMETRY = BenchGeometry()
 

@@ -1,4 +1,4 @@
-"""Command line of the bench-dragon questions (``python -m flocklab.dragon``)."""
+"""Command line of the bench-dragon questions (``python -m flocklab.models.dragon_chain``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flocklab.dragon.cli import main
-from flocklab.io import open_dataset
+from flocklab.core.io import open_dataset
+from flocklab.models.dragon_chain.cli import main
 
 
 def test_turnaround_verb_writes_netcdf_json_and_contest_csv(tmp_path: Path) -> None:

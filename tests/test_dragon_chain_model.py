@@ -7,17 +7,19 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.dragon.questions import q1_spiral, q2_collision, q4_turnaround
-from flocklab.models.base import RunControl, register
+from flocklab.core import driver
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import register
+from flocklab.core.time import RunControl
 from flocklab.models.dragon_chain import DragonChain
-from flocklab.parameters import ParameterError
+from flocklab.models.dragon_chain.questions import q1_spiral, q2_collision, q4_turnaround
 
 register(DragonChain)
 MODEL = DragonChain()
 
 
 def test_spiral_run_frames_match_question_1() -> None:
-    run = MODEL.simulate({}, RunControl(seed=0, t_end=20.0, dt=1.0, snapshot_every=10.0))
+    run = driver.simulate(MODEL, {}, RunControl(seed=0, t_end=20.0, dt=1.0, snapshot_every=10.0))
     q1 = q1_spiral(t_end=20.0, t_step=10.0)
     np.testing.assert_allclose(run["x"].values, q1.state.xy[..., 0], atol=1e-12)
     np.testing.assert_allclose(run["y"].values, q1.state.xy[..., 1], atol=1e-12)
@@ -30,7 +32,7 @@ def test_spiral_run_frames_match_question_1() -> None:
 
 
 def test_collision_metric_agrees_with_question_2() -> None:
-    run = MODEL.simulate({"t0": 400.0}, RunControl(seed=0, t_end=15.0, dt=0.5))
+    run = driver.simulate(MODEL, {"t0": 400.0}, RunControl(seed=0, t_end=15.0, dt=0.5))
     metrics = MODEL.extra_metrics(run, 0.0)
     q2 = q2_collision()
     assert metrics["collision_time"] == pytest.approx(q2["time"], abs=1e-6)
@@ -43,7 +45,7 @@ def test_collision_metric_agrees_with_question_2() -> None:
 
 def test_turnaround_run_frames_match_question_4() -> None:
     params = {"path": "turnaround", "pitch": 1.7, "t0": -10.0}
-    run = MODEL.simulate(params, RunControl(seed=0, t_end=20.0, dt=1.0, snapshot_every=5.0))
+    run = driver.simulate(MODEL, params, RunControl(seed=0, t_end=20.0, dt=1.0, snapshot_every=5.0))
     q4 = q4_turnaround(t_start=-10.0, t_end=10.0, t_step=5.0)
     np.testing.assert_allclose(run["x"].values, q4.state.xy[..., 0], atol=1e-12)
     np.testing.assert_allclose(run["speed"].values, q4.state.speed, atol=1e-12)
@@ -63,7 +65,7 @@ def test_turnaround_run_frames_match_question_4() -> None:
 def test_bad_parameters_name_the_key(params: dict, control: dict, key: str) -> None:
     run_control = RunControl(seed=0, **{"t_end": 2.0, "dt": 1.0, **control})
     with pytest.raises(ParameterError) as info:
-        MODEL.simulate(params, run_control)
+        driver.simulate(MODEL, params, run_control)
     assert info.value.name == key
 
 
@@ -73,7 +75,7 @@ def test_draw_marks_touching_boards() -> None:
     import matplotlib.pyplot as plt
 
     q2 = q2_collision()
-    run = MODEL.simulate({"t0": q2["time"] + 1e-4}, RunControl(seed=0, t_end=1.0, dt=1.0))
+    run = driver.simulate(MODEL, {"t0": q2["time"] + 1e-4}, RunControl(seed=0, t_end=1.0, dt=1.0))
     fig, ax = plt.subplots()
     MODEL.draw(ax, run, 0)
     boards = ax.collections[0]

@@ -12,8 +12,8 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config import ConfigError, validate_config
-from flocklab.plotting import curve_figure, log_spaced
+from flocklab.config.study import ConfigError, validate_config
+from flocklab.figures.plotting import curve_figure, log_spaced
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import LogNorm
 
-from flocklab.captions import caption
-from flocklab.config import ConfigError, validate_config
-from flocklab.plotting import cell_edges, heatmap_figure, wrap_label
+from flocklab.config.study import ConfigError, validate_config
+from flocklab.figures.captions import caption
+from flocklab.figures.plotting import cell_edges, heatmap_figure, wrap_label
 from flocklab.stages.figures import make_figure
 
 # ---------------------------------------------------------------------------- config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flocklab.neighbours import brute_force_neighbour_sums, cells_per_side, neighbour_sums
+from flocklab.geometry.cell_list import brute_force_neighbour_sums, cells_per_side, neighbour_sums
 
 
 def _compare(x, y, box, radius, rng):

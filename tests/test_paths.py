@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from flocklab.parameters import ParameterError
-from flocklab.paths import (
+from flocklab.core.parameters import ParameterError
+from flocklab.geometry.paths import (
     TWO_PI,
     Arc,
     Composite,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from flocklab.random import noise_key, step_uniforms
+from flocklab.core.random import noise_key, step_uniforms
 
 
 def test_uniform_on_unit_interval():

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from flocklab.config import ConfigError, validate_config
-from flocklab.sensitivity import (
+from flocklab.analysis.sensitivity import (
     Factor,
     bound_verdict,
     ishigami,
@@ -23,6 +22,7 @@ from flocklab.sensitivity import (
     sobol_indices,
     trend_verdict,
 )
+from flocklab.config.study import ConfigError, validate_config
 
 ISHIGAMI = [Factor(name, -math.pi, math.pi) for name in ("x1", "x2", "x3")]
 

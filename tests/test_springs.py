@@ -1,4 +1,4 @@
-"""Mass–spring structures, forces, Jacobians, integrators and statics (flocklab.springs)."""
+"""Mass–spring structures, forces, Jacobians, integrators and statics (flocklab.models.springs)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from flocklab.parameters import ParameterError
-from flocklab.springs.forces import (
+from flocklab.core.parameters import ParameterError
+from flocklab.models.springs.forces import (
     JacobianAssembler,
     energies,
     force_jacobians,
@@ -18,10 +18,10 @@ from flocklab.springs.forces import (
     potential_energy,
     strains,
 )
-from flocklab.springs.integrators import INTEGRATORS, get_integrator, jacobi_pcg
-from flocklab.springs.run import energy_drift, integrate, settling_time
-from flocklab.springs.statics import static_equilibrium
-from flocklab.springs.structure import (
+from flocklab.models.springs.integrators import INTEGRATORS, get_integrator, jacobi_pcg
+from flocklab.models.springs.run import energy_drift, integrate, settling_time
+from flocklab.models.springs.statics import static_equilibrium
+from flocklab.models.springs.structure import (
     chain,
     cloth,
     from_document,
@@ -405,7 +405,7 @@ def test_settling_time_and_tip():
 
 
 def test_accuracy_helpers():
-    from flocklab.springs.accuracy import convergence_study, energy_traces
+    from flocklab.models.springs.accuracy import convergence_study, energy_traces
 
     study = convergence_study(["rk4", "velocity_verlet"])
     assert study["rk4"]["order"] == pytest.approx(4.0, abs=0.2)

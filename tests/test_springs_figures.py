@@ -16,9 +16,9 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config import ConfigError, validate_config
-from flocklab.models import get_model
-from flocklab.springs.figures import BAND, classify_limit
+from flocklab.config.study import ConfigError, validate_config
+from flocklab.core.registry import get_model
+from flocklab.models.springs.figures import BAND, classify_limit
 from flocklab.stages.figures import make_figure, task_figure
 
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import flocklab
-from flocklab.models.base import SimulationError, register
+from flocklab.core.model import SimulationError
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import register
 from flocklab.models.springs import Springs
-from flocklab.parameters import ParameterError
-from flocklab.springs.structure import chain, to_document
+from flocklab.models.springs.structure import chain, to_document
 
 register(Springs)   # the entry point is added to pyproject by the lead
 
@@ -170,7 +171,7 @@ def test_snapshot_figure_and_animation_use_the_model_projection():
     import matplotlib.pyplot as plt
     from mpl_toolkits.mplot3d.axes3d import Axes3D
 
-    from flocklab import plotting
+    from flocklab.figures import plotting
 
     chain_run, cloth_run = _small_runs()
     figure = plotting.snapshot_figure([chain_run, cloth_run], ["last", "last"], ["a", "b"])
@@ -199,7 +200,7 @@ def test_stability_command_writes_measured_and_theory_limits(tmp_path):
     tongue, measured limit within 2 % of the linear-theory limit."""
     import json
 
-    from flocklab.cli import main
+    from flocklab.cli.main import main
 
     out = tmp_path / "stability.json"
     assert main(["stability", "springs", "--integrator", "semi_implicit_euler",

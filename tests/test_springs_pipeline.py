@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from test_pipeline import REPO, snakemake
 
-from flocklab.config import load_config
-from flocklab.models import available_models, get_model
-from flocklab.springs.tasks import attach
+from flocklab.config.study import load_config
+from flocklab.core.registry import available_models, get_model
+from flocklab.models.springs.tasks import attach
 
 pytestmark = pytest.mark.pipeline
 

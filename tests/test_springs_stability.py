@@ -1,4 +1,4 @@
-"""Linear stability theory and measured stability limits (flocklab.springs.stability)."""
+"""Linear stability theory and measured stability limits (flocklab.models.springs.stability)."""
 
 from __future__ import annotations
 
@@ -7,18 +7,18 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.sensitivity import Verdict
-from flocklab.springs.claims import StabilityRow, stability_verdicts
-from flocklab.springs.integrators import get_integrator
-from flocklab.springs.stability import (
+from flocklab.analysis.sensitivity import Verdict
+from flocklab.models.springs.claims import StabilityRow, stability_verdicts
+from flocklab.models.springs.integrators import get_integrator
+from flocklab.models.springs.stability import (
     amplification_matrix,
     linearise,
     measured_dt_max,
     spectral_radius,
     theory_dt_max,
 )
-from flocklab.springs.statics import static_equilibrium
-from flocklab.springs.structure import chain
+from flocklab.models.springs.statics import static_equilibrium
+from flocklab.models.springs.structure import chain
 
 OMEGA = 10.0
 SYMPLECTIC = ("semi_implicit_euler", "article_verlet", "velocity_verlet", "position_verlet")

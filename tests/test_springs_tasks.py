@@ -1,4 +1,4 @@
-"""The springs model's tasks (flocklab.springs.tasks): options checked before any job runs,
+"""The springs model's tasks (flocklab.models.springs.tasks): options checked before any job runs,
 the hook, and one small task against closed forms."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import math
 
 import pytest
 
+from flocklab.core.parameters import ParameterError
 from flocklab.models.springs import Springs
-from flocklab.parameters import ParameterError
-from flocklab.springs.tasks import TASKS, attach, resolve_options, run_task
+from flocklab.models.springs.tasks import TASKS, attach, resolve_options, run_task
 
 
 @pytest.mark.parametrize(("task", "options", "key"), [
@@ -46,7 +46,7 @@ def test_attach_gives_the_three_members_once(monkeypatch):
 def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):
     """One free point on one spring with absolute damping c: semi-implicit Euler's theory
     limit is (-b + sqrt(b^2 + 4 w^2)) / w^2 with b = c/m, w^2 = k/m (module docstring of
-    flocklab.springs.stability); the measured limit is within the sweep's resolution plus
+    flocklab.models.springs.stability); the measured limit is within the sweep's resolution plus
     3 % (slow growth near the edge in short runs)."""
     model = Springs()
     params = model.resolve({"n_points": 2, "tip_force": [0.0, 0.0], "damping_kind": "absolute",
@@ -65,7 +65,7 @@ def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):
 
 
 def test_cloth_run_time_applies_to_the_cloth_rows_only(tmp_path, monkeypatch):
-    import flocklab.springs.claims as claims
+    import flocklab.models.springs.claims as claims
 
     used = {}
     real = claims.stability_table

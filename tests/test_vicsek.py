@@ -8,15 +8,17 @@ import numpy as np
 import pytest
 
 import flocklab
-from flocklab.io import atomic_output, open_dataset, write_netcdf
-from flocklab.kernels import vicsek as kernels
-from flocklab.kernels.vicsek import reference_step, vicsek_step
-from flocklab.models import RunControl, SimulationError, get_model
-from flocklab.models.vicsek import Vicsek
-from flocklab.parameters import ParameterError
-from flocklab.random import noise_key, step_uniforms
+from flocklab.core import driver
+from flocklab.core.io import atomic_output, open_dataset, write_netcdf
+from flocklab.core.model import SimulationError
+from flocklab.core.parameters import ParameterError
+from flocklab.core.random import noise_key, step_uniforms
+from flocklab.core.registry import get_model
+from flocklab.core.threads import set_threads
+from flocklab.core.time import RunControl
+from flocklab.models.vicsek import Vicsek, kernels
+from flocklab.models.vicsek.kernels import reference_step, vicsek_step
 from flocklab.stages.simulate import run_simulation
-from flocklab.threads import set_threads
 
 
 def _angle_difference(a, b):
@@ -48,7 +50,7 @@ def test_trajectory_matches_reference_with_the_same_random_stream(noise, update)
     params = {"N": 120, "L": 5.0, "eta": 0.5 if noise == "vectorial" else 1.0,
               "noise": noise, "update": update}
     steps, seed = 25, 11
-    ds = get_model("vicsek").simulate(params, RunControl(steps=steps, seed=seed,
+    ds = driver.simulate(get_model("vicsek"), params, RunControl(steps=steps, seed=seed,
                                                          snapshot_every=steps))
     model = get_model("vicsek")
     p = model.resolve(params)
@@ -67,8 +69,8 @@ def test_trajectory_matches_reference_with_the_same_random_stream(noise, update)
 def test_update_rules_differ():
     common = {"N": 100, "L": 5.0, "eta": 1.0}
     control = RunControl(steps=10, seed=1, snapshot_every=10)
-    forward = get_model("vicsek").simulate({**common, "update": "forward"}, control)
-    backward = get_model("vicsek").simulate({**common, "update": "backward"}, control)
+    forward = driver.simulate(get_model("vicsek"), {**common, "update": "forward"}, control)
+    backward = driver.simulate(get_model("vicsek"), {**common, "update": "backward"}, control)
     assert not np.allclose(forward["x"].values[-1], backward["x"].values[-1])
 
 
@@ -157,9 +159,9 @@ def test_thread_count_does_not_change_results(tmp_path):
 def test_chunking_of_the_time_loop_does_not_change_results(monkeypatch):
     params = {"N": 50, "L": 4.0, "eta": 1.0}
     control = RunControl(steps=60, seed=5, snapshot_every=60)
-    whole = get_model("vicsek").simulate(params, control)
+    whole = driver.simulate(get_model("vicsek"), params, control)
     monkeypatch.setattr(Vicsek, "chunk_updates", 50 * 7)  # chunks of 7 steps
-    chunked = get_model("vicsek").simulate(params, control)
+    chunked = driver.simulate(get_model("vicsek"), params, control)
     np.testing.assert_array_equal(whole["order_parameter"].values,
                                   chunked["order_parameter"].values)
     np.testing.assert_array_equal(whole["x"].values, chunked["x"].values)
@@ -214,8 +216,8 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
 
 def test_snapshots_do_not_change_the_dynamics():
     params = {"N": 200, "L": 7.0, "eta": 1.0}
-    plain = get_model("vicsek").simulate(params, RunControl(steps=50, seed=3))
-    recorded = get_model("vicsek").simulate(params, RunControl(steps=50, seed=3,
+    plain = driver.simulate(get_model("vicsek"), params, RunControl(steps=50, seed=3))
+    recorded = driver.simulate(get_model("vicsek"), params, RunControl(steps=50, seed=3,
                                                                snapshot_every=1))
     np.testing.assert_array_equal(plain["order_parameter"].values,
                                   recorded["order_parameter"].values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flocklab.zonal.grid import (
+from flocklab.geometry.hash_grid import (
     NeighbourGrid,
     as_positions3,
     brute_force_neighbour_lists,

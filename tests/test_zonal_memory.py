@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 import flocklab
-from flocklab.models.base import get_model, register
-from flocklab.models.zonal import Zonal
-from flocklab.parameters import ParameterError
-from flocklab.zonal import metrics
-from flocklab.zonal.engine import ZonalSimulation
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import get_model, register
+from flocklab.models.zonal import Zonal, metrics
+from flocklab.models.zonal.engine import ZonalSimulation
 
 register(Zonal)
 
@@ -127,7 +126,7 @@ def test_series_x_must_name_an_observable_of_the_model(repo):
     """The figure option ``x`` of a series figure is checked against the study's model: an
     observable passes, a parameter (not recorded as a time series) is one error naming the
     key."""
-    from flocklab.config import ConfigError, validate_config
+    from flocklab.config.study import ConfigError, validate_config
 
     config = _branches_config(repo)
     assert config["figures"]["memory_branches"]["x"] == "orientation_width"
@@ -144,7 +143,7 @@ def test_series_against_an_observable_draws_the_recorded_pairs():
     """With x = orientation_width, each panel holds (width, P) and (width, m) of the run in
     time order, markers coloured by the record time, and the x label is the width's
     declared label; without x the same figure is drawn against time, as before."""
-    from flocklab import plotting
+    from flocklab.figures import plotting
 
     ds = flocklab.simulate("zonal", **BASE, schedule=SCHEDULE, t_end=9.0, dt=0.1,
                            record_every=1.0, seed=5)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.zonal import metrics
-from flocklab.zonal.danger import polygon_disc_area, voronoi_domains
+from flocklab.models.zonal import metrics
+from flocklab.models.zonal.danger import polygon_disc_area, voronoi_domains
 
 
 def _ring(n, radius=1.0, phase=0.0):

@@ -9,9 +9,9 @@ import pytest
 import xarray as xr
 
 import flocklab
-from flocklab.models.base import get_model, register
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import get_model, register
 from flocklab.models.zonal import Zonal
-from flocklab.parameters import ParameterError
 
 register(Zonal)
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.zonal import ZonalSimulation
+from flocklab.models.zonal.engine import ZonalSimulation
 
 
 def _gaps(points, obstacles):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flocklab.parameters import ParameterError
-from flocklab.zonal import ZonalSimulation, resolve
+from flocklab.core.parameters import ParameterError
+from flocklab.models.zonal.engine import ZonalSimulation
+from flocklab.models.zonal.params import resolve
 
 PRED = {"position": [-30.0, 0.0, 0.0]}
 

@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.zonal import ZonalSimulation, metrics
-from flocklab.zonal.predators import (
+from flocklab.models.zonal import metrics
+from flocklab.models.zonal.engine import ZonalSimulation
+from flocklab.models.zonal.predators import (
     ATTACKING,
     EVENT_ABANDON,
     EVENT_ATTACK,
@@ -253,7 +254,7 @@ def test_danger_metrics_come_from_the_run_file():
     """Through flocklab.simulate: every capture of a 2-D open-space hunt has a domain and a
     rank in the run file, and the run metrics are their mean and top-quarter share."""
     import flocklab
-    from flocklab.models.base import get_model
+    from flocklab.core.registry import get_model
 
     ds = flocklab.simulate("zonal", N=30, dim=2, delta_o=4.0, delta_a=12.0, start_radius=4.0,
                            escape_speed=5.0, predator_target="nearest",

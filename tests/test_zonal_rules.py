@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.zonal import ZonalSimulation
+from flocklab.models.zonal.engine import ZonalSimulation
 
 # r_r = 1, orientation zone [1, 3.5), attraction zone [3.5, 17.5]; cap 40 deg/s * 0.1 s = 4 deg
 BASE = {"dim": 2, "noise": 0.0, "r_r": 1.0, "delta_o": 2.5, "delta_a": 14.0, "speed": 3.0,

@@ -1,7 +1,7 @@
 """The four collective states of Couzin et al. (2002) from the zone widths (3-D, N = 100).
 
 Parameters of the paper: r_r = 1, field of view 270 deg, turning rate 40 deg/s, speed 3,
-noise 0.05 rad, dt = 0.1 s. State labels use :func:`flocklab.zonal.metrics.classify_state`
+noise 0.05 rad, dt = 0.1 s. State labels use :func:`flocklab.models.zonal.metrics.classify_state`
 on P and m of the largest group averaged over the last 100 s of a 300 s run.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flocklab.zonal import ZonalSimulation
-from flocklab.zonal.metrics import classify_state
+from flocklab.models.zonal.engine import ZonalSimulation
+from flocklab.models.zonal.metrics import classify_state
 
 STATES = [((0.0, 12.0), "swarm"), ((1.0, 12.0), "torus"), ((4.0, 12.0), "dynamic parallel"),
           ((10.0, 10.0), "highly parallel")]

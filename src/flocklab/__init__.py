@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     import xarray as xr
 
-    from flocklab.models.base import RunControl
+    from flocklab.core.time import RunControl
 
 __all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
            "available_models", "get_model", "simulate"]
@@ -24,14 +24,14 @@ CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every
 
 # Names resolved on first use (PEP 562), so that ``import flocklab`` — paid by every
 # pipeline job and by the job-server client — imports neither numpy nor numba.
-_LAZY = {"RunControl": "flocklab.models.base", "SimulationError": "flocklab.models.base",
-         "available_models": "flocklab.models.base", "get_model": "flocklab.models.base",
-         "ParameterError": "flocklab.parameters"}
+_LAZY = {"RunControl": "flocklab.core.time", "SimulationError": "flocklab.core.model",
+         "available_models": "flocklab.core.registry", "get_model": "flocklab.core.registry",
+         "ParameterError": "flocklab.core.parameters"}
 
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from flocklab.provenance import package_version
+        from flocklab.core.provenance import package_version
 
         return package_version()
     if name in _LAZY:
@@ -47,8 +47,8 @@ def __dir__() -> list[str]:
 
 def split_controls(arguments: dict[str, Any]) -> tuple[RunControl, dict[str, Any]]:
     """Split keyword arguments into a :class:`RunControl` and the model parameters."""
-    from flocklab.models.base import RunControl
-    from flocklab.parameters import ParameterError
+    from flocklab.core.parameters import ParameterError
+    from flocklab.core.time import RunControl
 
     control = {name: arguments.pop(name) for name in CONTROL_NAMES if name in arguments}
     if "seed" not in control:
@@ -77,7 +77,8 @@ def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> x
     >>> ds.order_parameter.sizes["time"]
     101
     """
-    from flocklab.models.base import get_model
+    from flocklab.core.driver import simulate as simulate_model
+    from flocklab.core.registry import get_model
 
     control, params = split_controls(dict(arguments))
-    return get_model(model).simulate(params, control, progress=progress)
+    return simulate_model(get_model(model), params, control, progress=progress)

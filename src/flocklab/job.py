@@ -20,7 +20,7 @@ import sys
 
 def run_spec(spec: dict) -> None:
     """Run one simulate job described by ``spec`` in this process."""
-    from flocklab.logs import log_to
+    from flocklab.core.logs import log_to
     from flocklab.stages.simulate import run_simulation
 
     with log_to(spec.get("log")):

@@ -249,11 +249,11 @@ def warm_up() -> None:
 
     cpu_target.target_context.refresh()
     cpu_target.typing_context.refresh()
-    import flocklab.driver
+    import flocklab.core.driver
+    import flocklab.core.record
     import flocklab.job
-    import flocklab.record
     import flocklab.stages.simulate  # noqa: F401
-    from flocklab.models.base import available_models, get_model
+    from flocklab.core.registry import available_models, get_model
 
     for name in available_models():  # import every registered model's module (≈ 0.1 s a job)
         try:

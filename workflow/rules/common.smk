@@ -1,5 +1,5 @@
 # Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
-# (flocklab.config.validate_config); nothing here does physics or I/O.
+# (flocklab.config.study.validate_config); nothing here does physics or I/O.
 
 import functools
 import json
@@ -10,9 +10,9 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 from flocklab import jobserver
-from flocklab.config import SENSITIVITY_FIGURES, design_seed
-from flocklab.models import get_model
-from flocklab.resources import job_resources
+from flocklab.config.study import SENSITIVITY_FIGURES, design_seed
+from flocklab.core.registry import get_model
+from flocklab.core.resources import job_resources
 
 RESULTS = "results"
 FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
@@ -144,7 +144,7 @@ def animation_outputs(name):
 
 def figure_caption(name):
     """The report caption of figure ``name`` (a study figure or a task figure)."""
-    from flocklab.captions import caption, task_caption
+    from flocklab.figures.captions import caption, task_caption
 
     spec = FIGURES[name]
     if spec["kind"] == "task":

@@ -1,6 +1,6 @@
 # Stage 3: figures and animations, each marked for the HTML report with a caption.
 
-from flocklab.captions import caption
+from flocklab.figures.captions import caption
 
 
 rule figure:

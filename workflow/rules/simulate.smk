@@ -1,5 +1,5 @@
 # Stage 1: one simulation per (study, parameter point, replicate). Memory and run time are
-# requested from the model's resource hook, growing with each retry (flocklab.resources); on
+# requested from the model's resource hook, growing with each retry (flocklab.core.resources); on
 # a cluster, simulate jobs are grouped (group "runs", --group-components). The job runs
 # `python -m flocklab.job SPEC` (not `script:`), so it does not import Snakemake; its spec is
 # built by simulate_spec in common.smk.

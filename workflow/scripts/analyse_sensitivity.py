@@ -1,6 +1,6 @@
 """Snakemake wrapper of flocklab.stages.sensitivity.run_analysis."""
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.sensitivity import run_analysis
 
 snakemake = globals()["snakemake"]

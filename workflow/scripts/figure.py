@@ -4,7 +4,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # entry point: no display on cluster nodes
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.figures import make_figure
 
 snakemake = globals()["snakemake"]

@@ -1,6 +1,6 @@
 """Snakemake wrapper of flocklab.stages.critical.run_fit_critical."""
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.critical import run_fit_critical
 
 snakemake = globals()["snakemake"]

@@ -1,6 +1,6 @@
 """Snakemake wrapper of flocklab.stages.sensitivity.write_design."""
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.sensitivity import write_design
 
 snakemake = globals()["snakemake"]

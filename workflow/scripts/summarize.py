@@ -1,6 +1,6 @@
 """Snakemake wrapper of flocklab.stages.metrics.summarize."""
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.metrics import summarize
 
 snakemake = globals()["snakemake"]

@@ -1,6 +1,6 @@
 """Snakemake wrapper of flocklab.stages.tasks.run_task."""
 
-from flocklab.logs import log_to
+from flocklab.core.logs import log_to
 from flocklab.stages.tasks import run_task
 
 snakemake = globals()["snakemake"]

@@ -1,26 +1,6 @@
-"""Model registry: ``get_model(name)`` returns a model.
+"""The models: one package per model (``flocklab.models.<name>``).
 
-Models register through the entry-point group ``flocklab.models`` (``pyproject.toml``), so
-a package outside flocklab adds a model without editing it; a model module is imported
-only when its model is first asked for.
+Each package's ``__init__`` holds the light model class and its declarations; the
+registry (:mod:`flocklab.core.registry`) finds them through the ``flocklab.models``
+entry-point group.
 """
-
-from flocklab.models.base import (
-    MODELS,
-    CriticalControl,
-    Metric,
-    Model,
-    Observable,
-    Resources,
-    RunControl,
-    SimulationError,
-    SnapshotVariable,
-    TimeGrid,
-    available_models,
-    get_model,
-    register,
-)
-
-__all__ = ["MODELS", "CriticalControl", "Metric", "Model", "Observable", "Resources",
-           "RunControl", "SimulationError", "SnapshotVariable", "TimeGrid",
-           "available_models", "get_model", "register"]

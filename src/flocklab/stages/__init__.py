@@ -2,6 +2,6 @@
 
 Each stage takes plain values (paths, parameter dicts) so that Snakemake rules,
 the command line and tests call the same code. Physics lives in
-:mod:`flocklab.models` and :mod:`flocklab.metrics`; plotting in
-:mod:`flocklab.plotting`.
+:mod:`flocklab.models` and :mod:`flocklab.analysis.timeseries`; plotting in
+:mod:`flocklab.figures.plotting`.
 """

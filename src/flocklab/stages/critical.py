@@ -32,7 +32,7 @@ used                    1 where a point entered the fit (control dimension)
 
 Curves that cannot be fitted are listed in the JSON (``failed``, with the reason); their
 variables are NaN in the netCDF file and ``null`` in the JSON (strict JSON throughout,
-written by :func:`flocklab.io.write_json`).
+written by :func:`flocklab.core.io.write_json`).
 
 ``results/<study>/fss.nc`` (and ``fss.json``): per size the susceptibility-peak estimate
 ``<c>_c_chi`` (with bootstrap interval), Binder-cumulant crossings of consecutive sizes,
@@ -54,12 +54,13 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from flocklab import critical as crit
-from flocklab.io import open_dataset, write_json, write_netcdf
-from flocklab.metrics import replicate_average, susceptibility
-from flocklab.models import CriticalControl, get_model
-from flocklab.parameters import ParameterError
-from flocklab.provenance import netcdf_attrs, provenance_attrs
+from flocklab.analysis import critical as crit
+from flocklab.analysis.timeseries import replicate_average, susceptibility
+from flocklab.core.io import open_dataset, write_json, write_netcdf
+from flocklab.core.model import CriticalControl
+from flocklab.core.parameters import ParameterError
+from flocklab.core.provenance import netcdf_attrs, provenance_attrs
+from flocklab.core.registry import get_model
 
 #: Names of the replicate dimension: ``replicate`` (flocklab summaries), ``seed`` (older or
 #: foreign summaries).
@@ -172,7 +173,7 @@ def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Datas
     """The summary with ``replicate_<P>`` and ``replicate_<P>_err``, and its replicate dim.
 
     Where they are absent they are computed from the per-replicate ``<P>_mean`` (and
-    ``<P>_sem``, used with one replicate) by :func:`flocklab.metrics.replicate_average`:
+    ``<P>_sem``, used with one replicate) by :func:`flocklab.analysis.timeseries.replicate_average`:
     mean over replicates, jackknife error over seeds (= standard error across seeds).
     """
     mean_name, sem_name = f"{observable}_mean", f"{observable}_sem"
@@ -254,7 +255,7 @@ def _interval_entry(value: float, fit_err: float, values: np.ndarray) -> dict[st
 
 def fit_curve(x, v, err, samples, fallback, side: str, reduced_min: float, reduced_max: float,
               resamples: int, rng: np.random.Generator) -> dict[str, Any]:
-    """Power-law fit of one curve with window scan and bootstrap (see flocklab.critical)."""
+    """Power-law fit of one curve with window scan and bootstrap (see flocklab.analysis.critical)."""
     fit = crit.fit_power_law(x, v, err, side, reduced_min, reduced_max)
     boot = crit.bootstrap(
         samples,

@@ -4,7 +4,7 @@ Figure kinds (config ``figures.<name>.kind``): ``snapshots`` and ``animation`` r
 files, ``curve`` and ``heatmap`` read a study's ``summary.nc``, the analysis kinds read
 ``critical.nc``, ``fss.nc`` or ``sensitivity.nc``, and ``task`` reads a task's
 ``result.json``, drawn by the task's model (:meth:`flocklab.models.Model.draw_task`).
-Report captions: :mod:`flocklab.captions`.
+Report captions: :mod:`flocklab.figures.captions`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
-from flocklab import plotting
-from flocklab.io import atomic_output, open_dataset
-from flocklab.models import get_model
+from flocklab.core.io import atomic_output, open_dataset
+from flocklab.core.registry import get_model
+from flocklab.figures import plotting
 
 FSS_FIGURES = {"collapse": plotting.collapse_figure, "fss_critical": plotting.fss_critical_figure,
                "distribution": plotting.distribution_figure}

@@ -46,8 +46,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from flocklab.io import open_dataset, write_netcdf
-from flocklab.metrics import (
+from flocklab.analysis.timeseries import (
     ORDER_THRESHOLD,
     first_passage_time,
     primary_variables,
@@ -55,8 +54,10 @@ from flocklab.metrics import (
     run_variables,
     series_statistics,
 )
-from flocklab.models import Model, get_model
-from flocklab.provenance import netcdf_attrs, provenance_attrs
+from flocklab.core.io import open_dataset, write_netcdf
+from flocklab.core.model import Model
+from flocklab.core.provenance import netcdf_attrs, provenance_attrs
+from flocklab.core.registry import get_model
 
 #: Bins of the primary observable's histogram on its declared range.
 HISTOGRAM_BINS = 50

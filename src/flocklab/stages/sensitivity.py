@@ -48,11 +48,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from flocklab.config import design_points, sensitivity_design
-from flocklab.io import open_dataset, write_json, write_netcdf
-from flocklab.models import get_model
-from flocklab.provenance import netcdf_attrs, provenance_attrs
-from flocklab.sensitivity import (
+from flocklab.analysis.sensitivity import (
     METHODS,
     Design,
     Factor,
@@ -62,6 +58,10 @@ from flocklab.sensitivity import (
     oat_response,
     trend_verdict,
 )
+from flocklab.config.study import design_points, sensitivity_design
+from flocklab.core.io import open_dataset, write_json, write_netcdf
+from flocklab.core.provenance import netcdf_attrs, provenance_attrs
+from flocklab.core.registry import get_model
 
 INDEX_LONG_NAMES = {
     "S1": "first-order Sobol' index",
@@ -148,7 +148,7 @@ def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
 
     ``record``: ``name``, ``model``, ``fixed``, ``sensitivity`` (``method``, ``factors``,
     ``samples``, ``levels`` of the section: what the design depends on), ``seed``
-    (:func:`flocklab.config.design_seed`).
+    (:func:`flocklab.config.study.design_seed`).
     """
     design = sensitivity_design(record["model"], record["fixed"], record["sensitivity"],
                                 record["seed"], f"studies.{record['name']}.sensitivity")
@@ -196,7 +196,7 @@ def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[st
 
 def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs: Sequence[str],
                     runs: np.ndarray) -> list[Verdict]:
-    """Test each claim of an ``oat`` study against its runs (see :mod:`flocklab.sensitivity`)."""
+    """Test each claim of an ``oat`` study against its runs (see :mod:`flocklab.analysis.sensitivity`)."""
     verdicts = []
     names = design.names
     for claim in claims:

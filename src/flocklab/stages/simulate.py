@@ -1,6 +1,6 @@
 """Stage *simulate*: one run of a model → ``results/<study>/runs/<point>/rep<k>.nc``.
 
-The file layout is the same for every model (:mod:`flocklab.record`): each declared
+The file layout is the same for every model (:mod:`flocklab.core.record`): each declared
 observable on ``time``, each snapshot variable on (``frame``, entity), run-level extra
 outputs, and attributes with every parameter (and all as JSON in ``parameters``), the run
 controls, ``dt``, ``time_units``, derived quantities, ``study``, ``point`` and
@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flocklab.models.base import RunControl, get_model
+from flocklab.core.registry import get_model
+from flocklab.core.time import RunControl
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def run_simulation(model: str, params: Mapping[str, Any],
         hidden file beside ``out``), and resume from it if it exists and belongs to this
         run. It is removed once ``out`` is written.
     """
-    from flocklab.driver import run
+    from flocklab.core.driver import run
 
     if not isinstance(control, RunControl):
         control = RunControl(**control)
@@ -64,7 +65,7 @@ def run_simulation(model: str, params: Mapping[str, Any],
     started = time.perf_counter()
     checkpoint = None
     if checkpoint_every:
-        from flocklab.checkpoint import Checkpoint, checkpoint_path, fingerprint
+        from flocklab.core.checkpoint import Checkpoint, checkpoint_path, fingerprint
 
         resolved = instance.resolve(params)
         checkpoint = Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
@@ -91,6 +92,6 @@ def _set_threads(threads: int | None) -> int | str:
 
     if "numba" not in sys.modules:
         return "default"
-    from flocklab.threads import set_threads
+    from flocklab.core.threads import set_threads
 
     return set_threads(threads)

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flocklab.io import write_json
-from flocklab.models import get_model
-from flocklab.provenance import provenance_attrs
+from flocklab.core.io import write_json
+from flocklab.core.provenance import provenance_attrs
+from flocklab.core.registry import get_model
 
 
 def run_task(entry: Mapping[str, Any], out: str | os.PathLike) -> dict[str, Any]:

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from flocklab.models import CriticalControl, Model, Observable, SnapshotVariable
-from flocklab.parameters import ParameterSpec
-from flocklab.random import noise_key, step_uniforms
+from flocklab.core.model import CriticalControl, Model, Observable, SnapshotVariable
+from flocklab.core.parameters import ParameterSpec
+from flocklab.core.random import noise_key, step_uniforms
 
 
 class NoisyPhases(Model):

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from flocklab.models import Metric, Model, Observable, SnapshotVariable
-from flocklab.parameters import ParameterSpec
+from flocklab.core.model import Metric, Model, Observable, SnapshotVariable
+from flocklab.core.parameters import ParameterSpec
 
 
 def exact_solution(x0: np.ndarray, v0: np.ndarray, omega: float, zeta: float,

@@ -1,0 +1,306 @@
+r"""Statistics of an order-parameter time series.
+
+For a stationary series :math:`v_t`, :math:`t = 1..n` (after burn-in):
+
+* moments :math:`\langle v\rangle, \langle v^2\rangle, \langle v^4\rangle`;
+* susceptibility :math:`\chi = N(\langle v^2\rangle - \langle v\rangle^2)`;
+* Binder cumulant :math:`G = 1 - \langle v^4\rangle / (3\langle v^2\rangle^2)`
+  (→ 2/3 in an ordered phase with small fluctuations, → 1/3 for a
+  two-dimensional Gaussian order parameter in the disordered phase);
+* standard error of the mean from the integrated autocorrelation time,
+  :math:`\sigma_{\bar v} = \sqrt{\tau_{\mathrm{int}}\,\sigma^2 / n}` with
+  :math:`\tau_{\mathrm{int}} = 1 + 2\sum_{t=1}^{W}\rho(t)`, the window :math:`W`
+  chosen by Sokal's rule (smallest :math:`W \ge c\,\tau_{\mathrm{int}}(W)`, c = 5);
+* errors of χ and G by a block jackknife (blocks much longer than τ make it valid).
+
+References
+----------
+A. D. Sokal, "Monte Carlo methods in statistical mechanics: foundations and new
+algorithms", in *Functional Integration*, Springer (1997), §3.
+K. Binder, Z. Phys. B 43, 119 (1981).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.core.model import Model
+
+#: Sokal's window constant.
+SOKAL_WINDOW = 5.0
+#: Number of blocks of the jackknife error of χ and G.
+JACKKNIFE_BLOCKS = 20
+
+
+def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = True
+                      ) -> dict[str, tuple[str, str, str]]:
+    """Per-run statistics of a model's primary observable ``name``.
+
+    Returns ``variable -> (key of SeriesStatistics or "time_to_order", units, long name)``;
+    for the Vicsek model (``name = "order_parameter"``) ``order_parameter_mean``,
+    ``order_parameter_sem``, ..., ``susceptibility``, ``binder_cumulant``,
+    ``time_to_order``. Without a size parameter the susceptibility is left out.
+    """
+    s = symbol or name
+    table = {
+        f"{name}_mean": ("mean", "1", f"time-averaged {s} after burn-in"),
+        f"{name}_sem": ("sem", "1", f"standard error of <{s}> (autocorrelation-corrected)"),
+        f"{name}_tau": ("tau", "record", f"integrated autocorrelation time of {s} "
+                                         f"(in records)"),
+        f"{name}_m2": ("m2", "1", f"second moment <{s}^2>"),
+        f"{name}_m4": ("m4", "1", f"fourth moment <{s}^4>"),
+        "susceptibility": ("susceptibility", "1", f"susceptibility N(<{s}^2> - <{s}>^2)"),
+        "susceptibility_err": ("susceptibility_err", "1", "block-jackknife error of chi"),
+        "binder_cumulant": ("binder_cumulant", "1", f"Binder cumulant 1 - <{s}^4>/"
+                                                    f"(3<{s}^2>^2)"),
+        "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
+        "samples": ("samples", "1", "number of post-burn-in samples"),
+        "time_to_order": ("time_to_order", time_units,
+                          f"first time with {s} >= order_threshold (t_end + one record "
+                          f"interval: never reached, right-censored)"),
+    }
+    if not has_size:
+        del table["susceptibility"], table["susceptibility_err"]
+    return table
+
+
+def run_variables(model: Model) -> dict[str, tuple[str, str]]:
+    """Every per-run metric of ``model``: ``name -> (units, long name)``."""
+    primary = model.observable(model.primary_observable)
+    table = {name: (units, long_name) for name, (_, units, long_name) in primary_variables(
+        primary.name, primary.symbol, model.time_units,
+        model.size_parameter is not None).items()}
+    for obs in model.observables:
+        if obs.name != primary.name:
+            table[f"{obs.name}_mean"] = (obs.units, f"time average of {obs.long_name} after "
+                                                    f"burn-in")
+            table[f"{obs.name}_sem"] = (obs.units, f"standard error of {obs.name}_mean "
+                                                   f"(autocorrelation-corrected)")
+    for metric in model.run_metrics:
+        if metric.name in table:
+            raise ValueError(f"model '{model.name}' declares run metric '{metric.name}', "
+                             f"which the summary already computes from its observables")
+        table[metric.name] = (metric.units, metric.long_name)
+    return table
+
+
+def summary_quantities(model: Model) -> list[str]:
+    """Names ``y`` whose ``replicate_<y>`` a summary holds (for curve figures)."""
+    names = [model.primary_observable, "binder_cumulant"]
+    if model.size_parameter is not None:
+        names.insert(1, "susceptibility")
+    skip = {*names, "susceptibility_err", "binder_cumulant_err"}
+    return names + [name for name in run_variables(model) if name not in skip and
+                    not name.startswith(f"{model.primary_observable}_")]
+
+
+#: Default level of v_a whose first-passage time is ``time_to_order``.
+ORDER_THRESHOLD = 0.8
+
+
+def autocorrelation(series: np.ndarray) -> np.ndarray:
+    """Normalised autocorrelation function :math:`\\rho(t)`, ``t = 0..n-1`` (FFT, O(n log n)).
+
+    A constant series returns ``rho = [1, 0, 0, ...]``.
+    """
+    series = np.asarray(series, dtype=np.float64)
+    n = series.size
+    if n == 0 or np.all(series == series[0]):
+        rho = np.zeros(n)
+        rho[:1] = 1.0
+        return rho
+    centred = series - series.mean()
+    size = 1 << (2 * n - 1).bit_length()
+    spectrum = np.fft.rfft(centred, size)
+    acov = np.fft.irfft(spectrum * np.conjugate(spectrum), size)[:n] / n
+    if acov[0] <= 0.0:
+        rho = np.zeros(n)
+        rho[0] = 1.0
+        return rho
+    return acov / acov[0]
+
+
+def integrated_autocorrelation_time(series: np.ndarray, window_constant: float = SOKAL_WINDOW
+                                    ) -> float:
+    r"""Integrated autocorrelation time :math:`\tau_{\mathrm{int}} = 1 + 2\sum_{t=1}^{W}\rho(t)`.
+
+    In units of samples; 1 for uncorrelated data, so that
+    :math:`\mathrm{Var}(\bar v) = \tau_{\mathrm{int}}\sigma^2/n`. Never less than 1 / n
+    and capped at ``n`` for series too short to estimate it.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> abs(integrated_autocorrelation_time(rng.normal(size=20000)) - 1) < 0.1
+    True
+    """
+    rho = autocorrelation(series)
+    n = rho.size
+    tau = 1.0
+    for window in range(1, n):
+        tau += 2.0 * rho[window]
+        if window >= window_constant * tau:
+            break
+    return float(min(max(tau, 1.0 / n), n))
+
+
+def susceptibility(m1: float | np.ndarray, m2: float | np.ndarray, n_particles: int
+                   ) -> float | np.ndarray:
+    r""":math:`\chi = N(\langle v^2\rangle - \langle v\rangle^2)`."""
+    return n_particles * (m2 - m1 * m1)
+
+
+def binder_cumulant(m2: float | np.ndarray, m4: float | np.ndarray) -> float | np.ndarray:
+    r""":math:`G = 1 - \langle v^4\rangle / (3\langle v^2\rangle^2)`."""
+    return 1.0 - m4 / (3.0 * m2 * m2)
+
+
+@dataclass(frozen=True)
+class SeriesStatistics:
+    """Statistics of one order-parameter series (see module docstring)."""
+
+    mean: float
+    sem: float
+    tau: float
+    m2: float
+    m4: float
+    susceptibility: float
+    susceptibility_err: float
+    binder_cumulant: float
+    binder_cumulant_err: float
+    samples: int
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def first_passage_time(series: np.ndarray, times: np.ndarray, threshold: float) -> float:
+    r"""First recorded time :math:`t` with :math:`x(t) \ge` ``threshold``.
+
+    Parameters
+    ----------
+    series : ndarray, shape (R,)
+        The whole recorded series from :math:`t = 0`.
+    times : ndarray, shape (R,)
+        Record times (equally spaced).
+    threshold : float
+        Level to reach.
+
+    Returns
+    -------
+    float
+        The time, or ``times[-1] + (times[1] - times[0])`` if the level is never reached
+        (right-censored; ``steps + 1`` for a stepped model recorded every step).
+
+    Examples
+    --------
+    >>> first_passage_time(np.array([0.1, 0.5, 0.9, 0.95]), np.arange(4), 0.8)
+    2.0
+    """
+    reached = np.flatnonzero(np.asarray(series) >= threshold)
+    if reached.size:
+        return float(times[reached[0]])
+    interval = times[1] - times[0] if len(times) > 1 else 1
+    return float(times[-1] + interval)
+
+
+def _jackknife_error(estimates: np.ndarray) -> float:
+    k = estimates.size
+    if k < 2:
+        return float("nan")
+    return float(np.sqrt((k - 1) / k * np.sum((estimates - estimates.mean()) ** 2)))
+
+
+def series_statistics(series: np.ndarray, n_particles: float, blocks: int = JACKKNIFE_BLOCKS
+                      ) -> SeriesStatistics:
+    """All statistics of a post-burn-in order-parameter series.
+
+    Parameters
+    ----------
+    series : ndarray, shape (n,)
+        :math:`v_a(t)` after burn-in.
+    n_particles : float
+        N, for the susceptibility (NaN where the model declares no size).
+    blocks : int
+        Jackknife blocks for the errors of χ and G (fewer if n is smaller).
+    """
+    series = np.asarray(series, dtype=np.float64)
+    n = series.size
+    if n < 2:
+        raise ValueError("need at least two samples after burn-in")
+    m1 = series.mean()
+    m2 = np.mean(series**2)
+    m4 = np.mean(series**4)
+    tau = integrated_autocorrelation_time(series)
+    variance = series.var(ddof=1)
+    sem = float(np.sqrt(tau * variance / n))
+
+    k = min(blocks, n)
+    edges = np.linspace(0, n, k + 1).astype(int)
+    sums = np.array([[np.sum(series[a:b] ** p) for p in (1, 2, 4)]
+                     for a, b in itertools.pairwise(edges)])
+    counts = np.diff(edges).astype(float)
+    left_out = (sums.sum(axis=0)[None, :] - sums) / (n - counts)[:, None]
+    chi_jack = susceptibility(left_out[:, 0], left_out[:, 1], n_particles)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        binder_jack = binder_cumulant(left_out[:, 1], left_out[:, 2])
+        binder = binder_cumulant(m2, m4)
+    return SeriesStatistics(
+        mean=float(m1), sem=sem, tau=tau, m2=float(m2), m4=float(m4),
+        susceptibility=float(susceptibility(m1, m2, n_particles)),
+        susceptibility_err=_jackknife_error(chi_jack),
+        binder_cumulant=float(binder), binder_cumulant_err=_jackknife_error(binder_jack),
+        samples=n,
+    )
+
+
+def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.ndarray,
+                      chi_err: np.ndarray, binder_err: np.ndarray, n_particles: np.ndarray,
+                      axis: int = -1, *, observable: str) -> dict[str, np.ndarray]:
+    r"""Average over replicates (equal-length runs) along ``axis``.
+
+    The mean order parameter is the mean of the run means; χ and G are computed
+    from the pooled moments :math:`\overline{\langle v^k\rangle}`. Errors: with two
+    or more replicates a jackknife over replicates (leave one seed out), which
+    for the mean equals the standard error across seeds; with one replicate the
+    run's own error.
+
+    Returns
+    -------
+    dict
+        ``<observable>``, ``susceptibility``, ``binder_cumulant`` and their ``*_err``,
+        arrays with ``axis`` removed (``observable`` names the averaged quantity, the
+        model's primary observable).
+    """
+    m1, m2, m4 = (np.moveaxis(np.asarray(a, float), axis, -1) for a in (m1, m2, m4))
+    sem, chi_err, binder_err = (np.moveaxis(np.asarray(a, float), axis, -1)
+                                for a in (sem, chi_err, binder_err))
+    n_particles = np.asarray(n_particles, float)
+    k = m1.shape[-1]
+    pooled = [a.mean(axis=-1) for a in (m1, m2, m4)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = {
+            observable: pooled[0],
+            "susceptibility": susceptibility(pooled[0], pooled[1], n_particles),
+            "binder_cumulant": binder_cumulant(pooled[1], pooled[2]),
+        }
+        if k == 1:
+            result[f"{observable}_err"] = sem[..., 0]
+            result["susceptibility_err"] = chi_err[..., 0]
+            result["binder_cumulant_err"] = binder_err[..., 0]
+            return result
+        left_out = [(a.sum(axis=-1, keepdims=True) - a) / (k - 1) for a in (m1, m2, m4)]
+        estimates = {
+            observable: left_out[0],
+            "susceptibility": susceptibility(left_out[0], left_out[1], n_particles[..., None]),
+            "binder_cumulant": binder_cumulant(left_out[1], left_out[2]),
+        }
+        for name, values in estimates.items():
+            spread = values - values.mean(axis=-1, keepdims=True)
+            result[f"{name}_err"] = np.sqrt((k - 1) / k * np.sum(spread**2, axis=-1))
+    return result

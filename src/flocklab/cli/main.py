@@ -1,0 +1,303 @@
+"""Command line: ``flocklab simulate|metrics|fit|stability|params|check-config|dragon``.
+
+Model options are generated from the model's parameter declarations, so every
+parameter has an option whose help gives its meaning, unit, allowed range and default
+(underscores become dashes: ``--field-of-view``; the Python API's spelling ``--field_of_view``
+is accepted too; structured parameters take JSON). The run controls have the names of the
+Python API (``--steps`` or ``--t-end``, ``--dt``, ``--record-every``, ``--snapshot-every``,
+``--snapshot-start``, ``--seed``; likewise also with underscores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.core.model import Model, SimulationError
+from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.provenance import package_version
+from flocklab.core.registry import available_models, get_model
+from flocklab.core.time import RunControl
+
+
+def _number(kind: str):
+    def parse(text: str) -> int | float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        return int(value) if kind == "int" and value.is_integer() else value
+    parse.__name__ = kind
+    return parse
+
+
+def _json_value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not JSON: {error.msg}") from None
+
+
+_json_value.__name__ = "JSON"
+
+
+def _add_parameter(parser: argparse.ArgumentParser, spec: ParameterSpec) -> None:
+    help_text = (f"{spec.description} [{spec.unit}]; {spec.range_text()}; "
+                 f"default {json.dumps(spec.default)}").replace("%", "%%")
+    options = _spellings(spec.name)
+    if spec.kind == "choice":
+        parser.add_argument(*options, dest=spec.name, choices=spec.choices, help=help_text)
+    elif spec.kind == "json":
+        parser.add_argument(*options, dest=spec.name, type=_json_value, metavar="JSON",
+                            help=help_text)
+    elif spec.kind == "bool":
+        parser.add_argument(*options, dest=spec.name, action=argparse.BooleanOptionalAction,
+                            default=None, help=help_text)
+    else:
+        parser.add_argument(*options, dest=spec.name, type=_number(spec.kind),
+                            metavar="VALUE", help=help_text)
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """``--k-a`` and the Python API's ``--k_a`` for a parameter named ``k_a``."""
+    dashed = f"--{name.replace('_', '-')}"
+    return (dashed,) if "_" not in name else (dashed, f"--{name}")
+
+
+def _add_run_controls(parser: argparse.ArgumentParser, model: Model) -> None:
+    run = parser.add_argument_group(f"run control (time in {model.time_units})")
+    length = run.add_mutually_exclusive_group(required=True)
+    length.add_argument("--steps", type=int, help="time steps (>= 1)")
+    if model.time_mode == "continuous":
+        length.add_argument(*_spellings("t_end"), type=float, dest="t_end",
+                            help=f"final time [{model.time_units}]")
+        run.add_argument("--dt", type=float, help=f"time step [{model.time_units}]; default "
+                                                  f"{model.default_dt:g}")
+    run.add_argument("--seed", type=int, required=True, help="seed of the random stream")
+    run.add_argument(*_spellings("record_every"), type=float, dest="record_every", metavar="T",
+                     help="record the observables every T (a whole number of steps); "
+                          "default: every step")
+    run.add_argument(*_spellings("snapshot_every"), type=float, default=0, metavar="T",
+                     help="store a snapshot frame every T (0: only frame 0); default 0")
+    run.add_argument(*_spellings("snapshot_start"), type=float, default=0, metavar="S",
+                     help="time of the first stored frame after frame 0; default 0")
+    run.add_argument("--checkpoint-every", type=int, default=0, metavar="K",
+                     help="save the state every K steps and resume from a checkpoint of "
+                          "the same run if one exists (0: off); default 0")
+    run.add_argument("--checkpoint", default=None, metavar="PATH",
+                     help="checkpoint file (default: .OUT.checkpoint.npz beside --out)")
+    run.add_argument("--threads", type=int, default=None,
+                     help="kernel threads (results do not depend on it); default: all cores")
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="progress bar (default: only on a terminal)")
+    run.add_argument("--out", required=True, help="output netCDF file")
+
+
+def _add_model_parsers(models: argparse._SubParsersAction, wanted: str | None) -> None:
+    """One sub-parser per model; only ``wanted``'s module is imported when it is named."""
+    for name in available_models():
+        if wanted is not None and name != wanted:
+            models.add_parser(name, help="(see flocklab simulate NAME --help)")
+            continue
+        model = get_model(name)
+        model_parser = models.add_parser(name, help=model.description,
+                                         description=f"{model.description}. "
+                                                     f"{model.reference}.")
+        for spec in model.parameters:
+            _add_parameter(model_parser, spec)
+        _add_run_controls(model_parser, model)
+
+
+def build_parser(model: str | None = "") -> argparse.ArgumentParser:
+    """The command-line parser; ``model`` limits the simulate sub-parsers that are built in
+    full to that model (``None``: none; ``""``: all)."""
+    parser = argparse.ArgumentParser(prog="flocklab", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="log progress messages (checkpoints, timings) to stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
+    models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
+    _add_model_parsers(models, model or None if model != "" else None)
+    _add_stability_parser(commands, model)
+    _add_metrics_parser(commands)
+    _add_fit_parser(commands)
+
+    params = commands.add_parser("params", help="list a model's parameters")
+    params.add_argument("model", choices=available_models())
+    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
+                                       "(flocklab dragon --help)", add_help=False)
+    check = commands.add_parser("check-config", help="validate a workflow config file")
+    check.add_argument("config", help="YAML config file")
+    return parser
+
+
+def _add_stability_parser(commands: argparse._SubParsersAction, model: str | None) -> None:
+    stability = commands.add_parser(
+        "stability", help="largest stable time step, measured and from linear theory, of a "
+                          "model that offers it (e.g. springs)")
+    stable_models = stability.add_subparsers(dest="model", required=True, metavar="MODEL")
+    # Only the named model's module is imported when a model is named (as for simulate).
+    for name in available_models() if not model else [model]:
+        cls = type(get_model(name))
+        if not hasattr(cls, "stability"):
+            continue
+        sub = stable_models.add_parser(name, help=cls.description)
+        for spec in cls.parameters:
+            _add_parameter(sub, spec)
+        sub.add_argument("--out", required=True, help="output JSON file (dt_max_measured, "
+                                                      "dt_max_theory, ...)")
+
+
+def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
+    metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
+    metrics.add_argument("run", help="run netCDF file")
+    metrics.add_argument("--burn-in", type=float, required=True,
+                         help="discard records at times <= this (model time units, >= 0)")
+    metrics.add_argument("--order-threshold", type=float, default=ORDER_THRESHOLD,
+                         help="level of the primary observable whose first-passage time is "
+                              f"time_to_order (default {ORDER_THRESHOLD})")
+    metrics.add_argument("--out", required=True, help="output netCDF file")
+
+
+def _add_fit_parser(commands: argparse._SubParsersAction) -> None:
+    fit = commands.add_parser(
+        "fit", help="critical value and exponent from a summary.nc",
+        description="Fit P = A s^e, s the reduced distance from the critical value, on the "
+                    "ordered side. A summary written by flocklab names its model, which "
+                    "declares the controls; any other summary needs per-replicate <P>_mean "
+                    "(and <P>_sem) on (control, replicate or seed), --side and --exponent.")
+    fit.add_argument("summary", help="a study's summary.nc, or any netCDF file with "
+                                     "per-replicate <P>_mean and <P>_sem")
+    fit.add_argument("--control", required=True, metavar="KEY",
+                     help="a critical control the summary's model declares (e.g. eta, rho "
+                          "for vicsek); without a model attribute, the coordinate's name")
+    fit.add_argument("--observable", default=None, metavar="NAME",
+                     help="observable P (default: the summary's primary_observable, else "
+                          "the one P with a <P>_mean variable)")
+    fit.add_argument("--side", choices=["below", "above"], default=None,
+                     help="ordered side of the critical value (required when the summary "
+                          "names no model; else must agree with the model)")
+    fit.add_argument("--exponent", default=None, metavar="NAME",
+                     help="name of the exponent in the output (default: the model's, else "
+                          "'exponent')")
+    fit.add_argument("--select", action="append", default=[], metavar="DIM=VALUE",
+                     help="fix another swept dimension, e.g. --select N=400 (repeatable)")
+    fit.add_argument("--reduced-min", type=float, default=0.02,
+                     help="leave out points with reduced distance <= this; default 0.02")
+    fit.add_argument("--reduced-max", type=float, default=0.5,
+                     help="leave out points with reduced distance > this; default 0.5")
+    fit.add_argument("--bootstrap", type=int, default=200,
+                     help="bootstrap resamples over seeds; default 200")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the bootstrap; default 0")
+    fit.add_argument("--out", required=True, help="output JSON file")
+    fit.add_argument("--out-nc", help="also write the fit as netCDF")
+
+
+def _simulate(args: argparse.Namespace) -> None:
+    from flocklab.stages.simulate import run_simulation
+
+    model = get_model(args.model)
+    given = {spec.name: getattr(args, spec.name) for spec in model.parameters
+             if getattr(args, spec.name) is not None}
+    params = model.resolve(given)
+    control = RunControl(seed=args.seed, steps=args.steps, t_end=getattr(args, "t_end", None),
+                         dt=getattr(args, "dt", None), record_every=args.record_every,
+                         snapshot_every=args.snapshot_every, snapshot_start=args.snapshot_start)
+    if args.checkpoint_every < 0:
+        raise ParameterError("checkpoint_every", "'--checkpoint-every' must be >= 0")
+    run_simulation(model.name, params, control, args.out, threads=args.threads,
+                   progress=args.progress, checkpoint_every=args.checkpoint_every,
+                   checkpoint_file=args.checkpoint)
+
+
+def _fit(args: argparse.Namespace) -> None:
+    import yaml
+
+    from flocklab.core.io import open_dataset, write_json, write_netcdf
+    from flocklab.stages.critical import fit_critical_summary
+
+    select = {}
+    for item in args.select:
+        name, separator, value = item.partition("=")
+        if not separator:
+            raise ParameterError("select", f"--select {item!r}: expected DIM=VALUE")
+        select[name] = yaml.safe_load(value)
+    if not 0 <= args.reduced_min < args.reduced_max:
+        raise ParameterError("reduced_min", "need 0 <= --reduced-min < --reduced-max")
+    if args.bootstrap < 0:
+        raise ParameterError("bootstrap", "'--bootstrap' must be >= 0")
+    ds, document = fit_critical_summary(open_dataset(args.summary), args.control, select,
+                                        args.reduced_min, args.reduced_max, args.bootstrap,
+                                        args.seed, observable=args.observable,
+                                        side=args.side, exponent=args.exponent)
+    write_json(document, args.out)
+    if args.out_nc:
+        write_netcdf(ds, args.out_nc)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``flocklab`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["dragon"]:  # the contest questions have a command line of their own
+        from flocklab.models.dragon_chain.cli import main as dragon_main
+
+        return dragon_main(argv[1:])
+    wanted = None
+    for verb in ("simulate", "stability"):
+        if verb in argv[:-1]:
+            wanted = argv[argv.index(verb) + 1]
+    parser = build_parser(wanted if wanted in available_models() else "")
+    args = parser.parse_args(argv)
+    logger = logging.getLogger("flocklab")
+    if args.verbose and not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    try:
+        if args.command == "simulate":
+            _simulate(args)
+        elif args.command == "metrics":
+            from flocklab.stages.metrics import run_metrics
+
+            if not args.burn_in >= 0:
+                raise ParameterError("burn_in", "'--burn-in' must be >= 0")
+            run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
+        elif args.command == "stability":
+            from flocklab.core.io import write_json
+
+            instance = get_model(args.model)
+            given = {spec.name: getattr(args, spec.name) for spec in instance.parameters
+                     if getattr(args, spec.name) is not None}
+            report = instance.stability(given)
+            write_json(report, args.out)
+            print(json.dumps({key: report[key] for key in ("dt_max_measured", "dt_max_theory")
+                              if key in report}))
+        elif args.command == "fit":
+            _fit(args)
+        elif args.command == "params":
+            for spec in get_model(args.model).parameters:
+                print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
+                      f"[{spec.unit}] {spec.range_text()} — {spec.description}")
+        elif args.command == "check-config":
+            from flocklab.config.study import load_config
+
+            _, studies = load_config(args.config)
+            for name, study in studies.items():
+                runs = len(list(study.points())) * study.replicates
+                print(f"{name}: model {study.model}, {runs} runs of {study.time_text()}")
+    except ParameterError as error:
+        parser.exit(2, f"flocklab: error: {error.message}\n")
+    except (SimulationError, ValueError, MemoryError) as error:
+        parser.exit(1, f"flocklab: error: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

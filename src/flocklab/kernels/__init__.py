@@ -1,1 +1,0 @@
-"""Compiled kernels (numba): pure functions on arrays, no I/O, no configuration."""

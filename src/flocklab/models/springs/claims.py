@@ -1,0 +1,215 @@
+r"""The seed articles' stability claims, measured: stability tables and verdicts.
+
+Claims (seed 002 = tongue article, 004 = integrator article):
+
+* ``sqrt_m_k`` (002): "stable when :math:`\Delta t < \sqrt{m/k}`", for its explicit Euler
+  (prose) and for the update its code actually runs (semi-implicit Euler, which is also what
+  its "Verlet" is);
+* ``two_sqrt_m_k`` (004): "explicit methods are stable for :math:`\Delta t < 2\sqrt{m/k}`",
+  for explicit Euler, semi-implicit Euler and RK4;
+* ``unconditional`` (004): "implicit Euler is unconditionally stable", separately for full
+  Newton (``implicit_euler``) and the diagonal approximation with 3 sweeps;
+* ``semi_vs_explicit`` (004): "semi-implicit is markedly more stable than explicit";
+* ``cloth_cost`` (004): "on the 100-particle cloth, implicit at 0.016 s with 3 iterations is
+  faster than explicit at 0.001 s", as measured cost per simulated second.
+
+Decision rules (stated once, applied to every configuration; :math:`m` the smallest mass,
+:math:`k` the largest stiffness): a bound claim "stable for every :math:`\Delta t < X`"
+*holds* in a configuration when the measured limit :math:`\Delta t_{max} \ge X(1 - r)`,
+*fails* when :math:`\Delta t_{max} < X(1 - r)`, with :math:`r` = :data:`RESOLUTION` (the
+bisection's relative resolution); a claim holds overall when it holds in every
+configuration and fails when it fails in any. "Unconditionally stable" holds when every run
+up to 100 :math:`\cdot 2/\omega_{max}` is stable and the theory limit is infinite. "Markedly
+more stable" holds when the ratio of measured limits is at least :data:`MARKEDLY` (2) in
+every configuration, fails when it is below 1.25 in any, inconclusive otherwise. The cost
+claim holds when both runs are stable and the implicit cost per simulated second is lower,
+fails when it is higher or the implicit run is unstable, and is inconclusive when the
+explicit run is unstable (the comparison's premise).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from flocklab.analysis.sensitivity import Verdict
+from flocklab.models.springs.run import integrate
+from flocklab.models.springs.stability import linearise, measured_dt_max, theory_dt_max
+from flocklab.models.springs.statics import static_equilibrium
+from flocklab.models.springs.structure import SpringSystem, chain, cloth
+
+#: Relative resolution of a measured limit (13-point sweep over 4 decades, 7 bisections).
+RESOLUTION = 0.02
+#: Ratio of stability limits that counts as "markedly" more stable.
+MARKEDLY = 2.0
+TONGUE_MASSES = (0.01, 0.1, 1.0)
+STUDY_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "velocity_verlet",
+                 "position_verlet", "rk4", "implicit_euler", "implicit_euler_diagonal",
+                 "implicit_midpoint")
+
+
+@dataclass
+class StabilityRow:
+    """Theory and measured stability limit of one method on one configuration (s)."""
+
+    configuration: str
+    method: str
+    dt_theory: float
+    dt_measured: float
+    sqrt_m_over_k: float
+    omega_max: float
+    note: str  # why the smallest unstable step tried was unstable
+
+
+def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
+    """The studied structures: the tongue with both damping readings at masses 0.01, 0.1,
+    1 kg (article values otherwise), and the default ``cloth_size`` x ``cloth_size`` cloth."""
+    tongues = [(f"tongue {kind} m={mass:g}", chain(mass=mass, damping_kind=kind))
+               for kind in ("spring", "absolute") for mass in TONGUE_MASSES]
+    return [*tongues, (f"cloth {cloth_size}x{cloth_size}", cloth(cloth_size, cloth_size))]
+
+
+def stability_table(configs: Sequence[tuple[str, SpringSystem]],
+                    methods: Sequence[str] = STUDY_METHODS, **measure: Any
+                    ) -> list[StabilityRow]:
+    """Theory and measured limits for every configuration and method (``measure`` goes to
+    :func:`~flocklab.models.springs.stability.measured_dt_max`)."""
+    rows = []
+    for label, system in configs:
+        x_eq = static_equilibrium(system)
+        lin = linearise(system, x_eq)
+        sqrt_mk = math.sqrt(float(np.min(system.mass[~system.fixed]))
+                            / float(np.max(system.stiffness)))
+        theories: dict[str, Any] = {}
+        for method in methods:
+            # the article's "Verlet" has semi-implicit Euler's update, hence the same G(h)
+            same_update = "semi_implicit_euler" if method == "article_verlet" else method
+            if same_update not in theories:
+                theories[same_update] = theory_dt_max(same_update, lin)
+            theory = theories[same_update]
+            measured = measured_dt_max(system, method, x_eq, **measure)
+            unstable = sorted((dt, note) for dt, ok, note in measured.evaluations if not ok)
+            note = (f"at dt = {unstable[0][0]:.4g} s: {unstable[0][1]}" if unstable
+                    else "stable at every dt tried")
+            rows.append(StabilityRow(label, method, theory.dt_max, measured.dt_max, sqrt_mk,
+                                     lin.omega_max, note))
+    return rows
+
+
+def _bound_verdict(claim: str, rows: list[StabilityRow], methods: Sequence[str],
+                   factor: float, structure: str = "") -> Verdict:
+    results, evidence = [], []
+    for row in rows:
+        if row.method not in methods or not row.configuration.startswith(structure):
+            continue
+        bound = factor * row.sqrt_m_over_k
+        holds = row.dt_measured >= bound * (1.0 - RESOLUTION)
+        results.append(holds)
+        evidence.append(f"{row.configuration} {row.method}: dt_max {row.dt_measured:.4g} s "
+                        f"(theory {row.dt_theory:.4g}) vs {bound:.4g} s")
+    verdict = "holds" if results and all(results) else "fails" if results else "inconclusive"
+    return Verdict(claim, verdict, f"{sum(results)}/{len(results)} hold; " + "; ".join(evidence))
+
+
+def _unconditional_verdict(claim: str, rows: list[StabilityRow], method: str) -> Verdict:
+    chosen = [row for row in rows if row.method == method]
+    stable = [math.isinf(row.dt_measured) and math.isinf(row.dt_theory) for row in chosen]
+    evidence = "; ".join(f"{row.configuration}: measured {row.dt_measured:.4g} s, theory "
+                         f"{row.dt_theory:.4g} s (runs up to {100 * 2 / row.omega_max:.3g} s)"
+                         for row in chosen)
+    return Verdict(claim, "holds" if all(stable) else "fails", evidence)
+
+
+def _ratio_verdict(rows: list[StabilityRow]) -> Verdict:
+    by = {(row.configuration, row.method): row.dt_measured for row in rows}
+    ratios = {config: by[(config, "semi_implicit_euler")] / by[(config, "explicit_euler")]
+              if by[(config, "explicit_euler")] > 0 else math.inf
+              for config, method in by if method == "explicit_euler"}
+    values = list(ratios.values())
+    verdict = ("holds" if min(values) >= MARKEDLY else "fails" if min(values) < 1.25
+               else "inconclusive")
+    evidence = "; ".join(f"{config}: x{ratio:.3g}" for config, ratio in ratios.items())
+    return Verdict("semi-implicit Euler is markedly (>= x2) more stable than explicit Euler",
+                   verdict, evidence)
+
+
+def stability_verdicts(rows: list[StabilityRow]) -> list[Verdict]:
+    """Verdicts of the stability claims from a :func:`stability_table`."""
+    return [
+        _bound_verdict("002: explicit Euler stable when dt < sqrt(m/k)", rows,
+                       ("explicit_euler",), 1.0, "tongue"),
+        _bound_verdict("002: its code's update (semi-implicit Euler = its 'Verlet') stable when "
+                       "dt < sqrt(m/k)", rows, ("semi_implicit_euler", "article_verlet"), 1.0,
+                       "tongue"),
+        _bound_verdict("004: explicit methods stable when dt < 2 sqrt(m/k)", rows,
+                       ("explicit_euler", "semi_implicit_euler", "rk4"), 2.0),
+        _unconditional_verdict("004: implicit Euler (full Newton) is unconditionally stable",
+                               rows, "implicit_euler"),
+        _unconditional_verdict("004: implicit Euler, diagonal Jacobian, 3 iterations, is "
+                               "unconditionally stable", rows, "implicit_euler_diagonal"),
+        _ratio_verdict(rows),
+    ]
+
+
+def cost_per_simulated_second(system: SpringSystem, method: str, dt: float,
+                              t_end: float = 2.0, repeats: int = 3, **options: Any
+                              ) -> tuple[float, bool, dict[str, Any]]:
+    """Median wall seconds per simulated second of ``method`` at ``dt`` (after a warm-up
+    run), whether the run stayed stable, and the solver statistics."""
+    integrate(system, method, dt, 10 * dt, **options)  # compile / warm caches
+    times, result = [], None
+    for _ in range(repeats):
+        result = integrate(system, method, dt, t_end, record_every=t_end, **options)
+        times.append(result.wall_time / t_end)
+    return float(np.median(times)), result.stable, result.stats
+
+
+def cloth_cost_verdicts(system: SpringSystem | None = None, t_end: float = 2.0
+                        ) -> tuple[list[Verdict], dict[str, Any]]:
+    """004's cloth claim: implicit (3 iterations, 0.016 s) vs explicit (0.001 s), measured."""
+    system = cloth(10, 10) if system is None else system
+    runs = {
+        "explicit_euler@0.001": ("explicit_euler", 0.001, {}),
+        "semi_implicit_euler@0.001": ("semi_implicit_euler", 0.001, {}),
+        "implicit_euler_diagonal(3)@0.016": ("implicit_euler_diagonal", 0.016,
+                                             {"iterations": 3}),
+        "implicit_euler(newton<=3)@0.016": ("implicit_euler", 0.016, {"max_iter": 3}),
+    }
+    data = {}
+    for label, (method, dt, options) in runs.items():
+        cost, stable, _stats = cost_per_simulated_second(system, method, dt, t_end, **options)
+        data[label] = {"cost_s_per_s": cost, "stable": stable}
+    verdicts = []
+    for implicit in ("implicit_euler_diagonal(3)@0.016", "implicit_euler(newton<=3)@0.016"):
+        for explicit in ("explicit_euler@0.001", "semi_implicit_euler@0.001"):
+            imp, exp = data[implicit], data[explicit]
+            if not imp["stable"]:
+                verdict = "fails"
+            elif not exp["stable"]:
+                verdict = "inconclusive"
+            else:
+                verdict = "holds" if imp["cost_s_per_s"] < exp["cost_s_per_s"] else "fails"
+            evidence = (f"{implicit}: {imp['cost_s_per_s']:.3g} s/s "
+                        f"({'stable' if imp['stable'] else 'unstable'}); {explicit}: "
+                        f"{exp['cost_s_per_s']:.3g} s/s "
+                        f"({'stable' if exp['stable'] else 'unstable'})")
+            verdicts.append(Verdict(f"004: {implicit} faster than {explicit} on the 10x10 cloth",
+                                    verdict, evidence))
+    return verdicts, data
+
+
+def article_claims(cloth_size: int = 10, **measure: Any) -> dict[str, Any]:
+    """Everything the claims need, as JSON-ready data: the stability table, the verdicts,
+    and the cloth cost measurements."""
+    start = time.perf_counter()
+    rows = stability_table(configurations(cloth_size), **measure)
+    verdicts = stability_verdicts(rows)
+    cost_verdicts, cost = cloth_cost_verdicts(cloth(cloth_size, cloth_size))
+    return {"table": [asdict(row) for row in rows],
+            "verdicts": [asdict(v) for v in [*verdicts, *cost_verdicts]],
+            "cloth_cost": cost, "seconds": time.perf_counter() - start}

@@ -1,0 +1,280 @@
+r"""Figures of the springs model's task results (figure kind ``task``).
+
+* :func:`stability_figure` — the ``stability`` task's table: for each integrator, the
+  measured (sweep + bisection on runs) and linear-theory :math:`\Delta t_{max}` of every
+  configuration on a log axis. Limits that are not numbers are drawn in two bands apart from
+  the axis, never as values: the top band for "stable at every step" (theory
+  :math:`\rho(G(h)) \le 1` for all :math:`h`, i.e. :math:`\infty`; measured: stable up to the
+  sweep's largest step, a lower bound), the bottom band for "unstable at every step" (theory
+  0; measured: unstable already at the sweep's smallest step, an upper bound).
+* :func:`accuracy_figure` — the ``accuracy`` task's global error against :math:`\Delta t` per
+  integrator on log–log axes, the fitted order in the legend.
+* :func:`draw_structure_3d` — one frame of a 3-D structure (the cloth) on 3-D axes, for the
+  model's snapshots and animation frames (:meth:`flocklab.models.springs.Springs.draw`).
+
+Matplotlib is imported inside the drawing functions only: the model module imports
+:data:`TASK_FIGURES` when the Snakefile is parsed.
+
+The task documents are strict JSON (:func:`flocklab.core.io.json_ready`: NaN and
+:math:`\pm\infty` are ``null``). In a stability row, ``dt_measured`` is never NaN
+(:func:`flocklab.models.springs.stability.measured_dt_max` returns a number, 0 or inf), so ``null``
+is :math:`\infty`; ``dt_theory`` is NaN only for ``scipy_*`` methods (no fixed-step
+amplification matrix, :func:`flocklab.models.springs.stability.theory_dt_max`), so ``null`` is
+:math:`\infty` for every other method.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from flocklab.core.parameters import ParameterError
+
+#: One-line description of each drawing (the report caption), task -> text.
+TASK_FIGURES: dict[str, str] = {
+    "stability": "Largest stable time step of each integrator (log axis): filled circles "
+                 "measured by a sweep and bisection on nonlinear runs, open diamonds the "
+                 "linear theory (spectral radius of the one-step amplification matrix at the "
+                 "static equilibrium <= 1), one colour per configuration, dotted: its "
+                 "sqrt(m/k) (seed 002's bound; 004 claims 2 sqrt(m/k)). Top band: stable at "
+                 "every step (theory: unconditionally; measured: up to the sweep's largest "
+                 "step, 100 x 2/omega_max by default); bottom band: unstable at every step "
+                 "(theory) or already at the sweep's smallest step (measured).",
+    "accuracy": "Global error at t_end of each integrator against the time step on the "
+                "damped single spring with a known solution (log-log axes); the legend gives "
+                "the fitted order (least-squares slope of log error against log dt).",
+}
+#: Figure options of each task and what they select.
+FIGURE_OPTIONS: dict[str, tuple[str, ...]] = {"stability": ("configurations", "methods"),
+                                              "accuracy": ("methods",)}
+#: Markers of the accuracy lines (identical methods, e.g. two names of one update, stay visible).
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+#: Axes fraction of the top and bottom bands (outside the numeric data).
+BAND = 0.12
+
+
+def check_figure_options(task: str, options: Mapping[str, Any]) -> None:
+    """Validate a task figure's options (lists of non-empty strings; methods registered).
+
+    Raises
+    ------
+    ParameterError
+        Naming the task (no figure) or the option.
+    """
+    from flocklab.models.springs.integrators import INTEGRATORS
+
+    if task not in FIGURE_OPTIONS:
+        raise ParameterError("task", f"model 'springs' draws no figure of task '{task}'; it "
+                                     f"draws: {', '.join(FIGURE_OPTIONS)}")
+    for name, value in options.items():
+        if name not in FIGURE_OPTIONS[task]:
+            raise ParameterError(name, f"figures of task '{task}' take no option '{name}'; "
+                                       f"allowed: {', '.join(FIGURE_OPTIONS[task])}")
+        if not isinstance(value, list) or not value or \
+                not all(isinstance(item, str) and item for item in value):
+            raise ParameterError(name, f"option '{name}' must be a non-empty list of names")
+        unknown = [item for item in value if name == "methods" and item not in INTEGRATORS]
+        if unknown:
+            raise ParameterError(name, f"option 'methods': unknown integrator '{unknown[0]}'; "
+                                       f"allowed: {', '.join(INTEGRATORS)}")
+
+
+def _select(available: Sequence[str], chosen: Sequence[str] | None, option: str) -> list[str]:
+    """``chosen`` (all of ``available`` if None), each checked to be in the result."""
+    if not chosen:
+        return list(dict.fromkeys(available))
+    missing = [name for name in chosen if name not in available]
+    if missing:
+        raise ParameterError(option, f"option '{option}': '{missing[0]}' is not in the task "
+                                     f"result; available: {', '.join(dict.fromkeys(available))}")
+    return list(chosen)
+
+
+def classify_limit(value: float | None, method: str, theory: bool) -> str:
+    """``"number"``, ``"stable"`` (infinite / lower bound), ``"unstable"`` (0) or ``"none"``
+    (no linear theory: ``scipy_*``) for one stored limit (see the module docstring)."""
+    if value is None:
+        return "none" if theory and method.startswith("scipy_") else "stable"
+    return "unstable" if value == 0 else "number"
+
+
+def _log_limits(values: Sequence[float]) -> tuple[float, float]:
+    """y limits of a log axis that put ``values`` (at least half a decade around their
+    centre) between the two bands, with a margin of ``BAND / 5`` each side."""
+    if not values:
+        return 1e-3, 1.0
+    low, high = np.log10(min(values)), np.log10(max(values))
+    total = max(high - low, 0.5) / (1.0 - 2.4 * BAND)
+    bottom = (low + high) / 2.0 - total / 2.0
+    return 10.0 ** bottom, 10.0 ** (bottom + total)
+
+
+def _bands(ax: Any) -> None:
+    """Grey bands for the non-numeric limits, labelled at their outer edges; the log axis's
+    ticks only between them (no value is read off a band)."""
+    from matplotlib.patches import Rectangle
+    from matplotlib.ticker import NullLocator
+
+    for y, text, align in ((1.0 - BAND, "stable at every step (∞ / ≥ largest tried)", "top"),
+                           (0.0, "unstable at every step (0 / < smallest tried)", "bottom")):
+        ax.add_patch(Rectangle((0.0, y), 1.0, BAND, transform=ax.transAxes, color="0.92",
+                               zorder=0, lw=0))
+        ax.text(0.005, 0.99 if align == "top" else 0.01, text, transform=ax.transAxes,
+                fontsize=6.5, va=align, color="0.35")
+    low, high = np.log10(ax.get_ylim())
+    inner = (low + BAND * (high - low), high - BAND * (high - low))
+    decades = range(math.floor(inner[0]), math.ceil(inner[1]) + 1)
+    for subs in ((1.0,), (1.0, 2.0, 5.0), tuple(range(1, 10))):
+        ticks = [m * 10.0**k for k in decades for m in subs
+                 if inner[0] <= math.log10(m * 10.0**k) <= inner[1]]
+        if len(ticks) >= 2:
+            break
+    ax.set_yticks(ticks, [f"{tick:g}" for tick in ticks])
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
+def _plot_configuration(ax: Any, edge: Any, colour: str, offset: float, config: str,
+                        rows: Sequence[Mapping[str, Any] | None]) -> list[float]:
+    """Measured and theory limits of one configuration (``rows`` in method order, None where
+    missing) at x = method index + ``offset``, and its sqrt(m/k) as a dotted line; returns
+    the numeric values drawn (for the axis range)."""
+    numbers = []
+    for key, theory in (("dt_measured", False), ("dt_theory", True)):
+        style = {"color": colour, "ls": "none", "marker": "D" if theory else "o",
+                 "mfc": "none" if theory else colour, "ms": 6 if theory else 4.5}
+        points: dict[str, list[tuple[float, float]]] = {"number": [], "stable": [],
+                                                       "unstable": [], "none": []}
+        for m, row in enumerate(rows):
+            if row is not None:
+                kind = classify_limit(row[key], row["method"], theory)
+                points[kind].append((m + offset, row[key]))
+        ys = [float(y) for _, y in points["number"]]
+        numbers += ys
+        ax.plot([x for x, _ in points["number"]], ys,
+                label=f"{config}: {'theory' if theory else 'measured'}", **style)
+        for kind, y in (("stable", 1.0 - BAND / 2), ("unstable", BAND / 2)):
+            xs = [x for x, _ in points[kind]]
+            ax.plot(xs, [y] * len(xs), transform=edge, label=f"_{config} {key} {kind}",
+                    **style)
+    bound = next(row["sqrt_m_over_k"] for row in rows if row is not None)
+    ax.axhline(bound, color=colour, ls=":", lw=1.0, label=f"_{config} sqrt(m/k)")
+    return [*numbers, float(bound)]
+
+
+def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Measured and theory dt_max per integrator and configuration (see module docstring),
+    with each configuration's :math:`\\sqrt{m/k}` (seed 002's bound) as a dotted line.
+
+    One ``Line2D`` per configuration and kind holds the numeric limits in method order
+    (labels ``"<configuration>: measured"`` / ``": theory"``); the band markers and the
+    bound are separate lines labelled with a leading underscore.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+
+    rows = result["table"]
+    configs = _select([r["configuration"] for r in rows], options.get("configurations"),
+                      "configurations")
+    methods = _select([r["method"] for r in rows], options.get("methods"), "methods")
+    by = {(r["configuration"], r["method"]): r for r in rows}
+    fig.set_size_inches(max(6.4, 0.8 * len(methods) + 3.5), 4.6)
+    ax = fig.add_subplot()
+    edge = blended_transform_factory(ax.transData, ax.transAxes)
+    offsets = np.linspace(-0.3, 0.3, len(configs)) if len(configs) > 1 else np.zeros(1)
+    numbers = []
+    for c, config in enumerate(configs):
+        numbers += _plot_configuration(ax, edge, f"C{c}", float(offsets[c]), config,
+                                       [by.get((config, method)) for method in methods])
+    ax.set_yscale("log")
+    ax.set_ylim(*_log_limits(numbers))
+    ax.set_xlim(-0.6, len(methods) - 0.4)
+    _bands(ax)
+    ax.set_xticks(range(len(methods)), methods, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("largest stable time step Δt_max (s)")
+    handles = [Line2D([], [], color=f"C{c}", ls="none", marker="o", label=config)
+               for c, config in enumerate(configs)]
+    handles += [Line2D([], [], color="k", ls="none", marker="o", label="measured (runs)"),
+                Line2D([], [], color="k", ls="none", marker="D", mfc="none",
+                       label="linear theory"),
+                Line2D([], [], color="k", ls=":", lw=1.0, label="√(m/k) (seed 002)")]
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def accuracy_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Global error against dt per integrator (log-log), the fitted order in each label
+    (``"<method> (order p)"``); points whose error is not a positive number are left out."""
+    data = result["methods"]
+    methods = _select(list(data), options.get("methods"), "methods")
+    ax = fig.add_subplot()
+    steps: set[float] = set()
+    for k, method in enumerate(methods):
+        pairs = [(dt, error) for dt, error in zip(data[method]["dt"], data[method]["error"],
+                                                  strict=True)
+                 if error is not None and error > 0]
+        order = data[method].get("order")
+        text = f"{order:.2f}" if order is not None else "n/a"
+        steps.update(dt for dt, _ in pairs)
+        ax.loglog([dt for dt, _ in pairs], [error for _, error in pairs],
+                  marker=MARKERS[k % len(MARKERS)], ls=("-", "--", ":")[k % 3], ms=5,
+                  mfc="none", label=f"{method} (order {text})")
+    ax.set_xticks(sorted(steps), [f"{dt:g}" for dt in sorted(steps)], fontsize=8)
+    ax.minorticks_off()
+    ax.set_xlabel("time step Δt (s)")
+    ax.set_ylabel("global error |u - u_exact| at t_end (m)")
+    if result.get("problem"):
+        ax.set_title(result["problem"], fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.set_size_inches(7.6, 4.4)
+
+
+def draw_task_figure(fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Draw the figure of a springs task document (``stability`` or ``accuracy``)."""
+    task = document["task"]
+    check_figure_options(task, options)
+    drawer = {"stability": stability_figure, "accuracy": accuracy_figure}[task]
+    drawer(fig, document["result"], options)
+
+
+def draw_structure_3d(ax: Any, positions: np.ndarray, frame: int, springs: np.ndarray,
+                      fixed: np.ndarray, pad: float) -> None:
+    """Frame ``frame`` of a 3-D mass–spring structure on :class:`~mpl_toolkits.mplot3d.axes3d.
+    Axes3D` ``ax``: springs as segments, free points as dots, fixed points as black squares.
+
+    The axis limits are those of the whole run (every frame, padded by ``pad``), so an
+    animation does not jump, and the box aspect is the data's (equal scales on x, y, z).
+
+    Parameters
+    ----------
+    ax : Axes3D
+        Axes with ``projection="3d"``.
+    positions : ndarray, shape (frames, n, 3)
+        Point positions of every frame (m).
+    frame : int
+        The frame to draw.
+    springs : ndarray of int, shape (s, 2)
+        Point indices of each spring.
+    fixed : ndarray of bool, shape (n,)
+        Fixed (pinned) points.
+    pad : float
+        Margin around the run's bounding box (m), e.g. the mean rest length.
+    """
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection
+
+    p = positions[frame]
+    ax.add_collection3d(Line3DCollection(p[springs], colors="0.5", linewidths=0.6))
+    ax.plot(*p[~fixed].T, "o", ms=2.5, color="C0")
+    ax.plot(*p[fixed].T, "s", ms=5, color="k")
+    low = np.nanmin(positions.reshape(-1, 3), axis=0) - pad
+    high = np.nanmax(positions.reshape(-1, 3), axis=0) + pad
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+    ax.set_zlim(low[2], high[2])
+    ax.set_box_aspect(tuple(high - low))
+    ax.locator_params(nbins=4)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")

@@ -1,0 +1,586 @@
+r"""One registry of time integrators for :math:`M\ddot x = F(x, \dot x)` on a SpringSystem.
+
+Every integrator advances positions ``x`` and velocities ``v`` (arrays of shape (N, D)) in place
+by one step ``dt``; with :math:`a(x, v) = M^{-1} F(x, v)` (zero on fixed points, whose inverse
+mass is taken as 0, so they never move):
+
+=========================  ====================================================================
+``explicit_euler``         :math:`x' = x + h v,\ v' = v + h\,a(x, v)`; order 1.
+``semi_implicit_euler``    :math:`v' = v + h\,a(x, v),\ x' = x + h v'` (symplectic Euler); order 1.
+``article_verlet``         seed 002's "Verlet" exactly as printed:
+                           :math:`x' = x + h v + h^2 F/m,\ v' = (x' - x)/h`. Expanding,
+                           :math:`v' = v + h a` and :math:`x' = x + h v'`: it *is*
+                           ``semi_implicit_euler`` (the true Verlet has :math:`h^2 F/(2m)` and
+                           a second force evaluation); order 1.
+``velocity_verlet``        :math:`x' = x + h v + \tfrac{h^2}{2} a_0`,
+                           :math:`v' = v + \tfrac h2 [a_0 + a(x', v + h a_0)]`; order 2.
+``position_verlet``        Störmer drift–kick–drift: :math:`x_{1/2} = x + \tfrac h2 v`,
+                           :math:`v' = v + h\,a(x_{1/2}, v)`, :math:`x' = x_{1/2} + \tfrac h2 v'`;
+                           order 2 (1 with velocity-dependent forces).
+``rk4``                    classical Runge–Kutta on :math:`(x, v)`; order 4.
+``implicit_euler``         :math:`v' = v + h\,a(x', v'),\ x' = x + h v'`, Newton on
+                           :math:`G(v') = M(v' - v) - hF(x + h v', v') = 0` with the full sparse
+                           Jacobian :math:`M - h^2 \partial F/\partial x - h\,\partial F/\partial v`
+                           (``spsolve`` with minimum-degree ordering, or conjugate
+                           gradients); order 1.
+``implicit_euler_diagonal``seed 004's scheme: unknown :math:`x'`, residual
+                           :math:`m(x' - x)/h^2 - m v/h - F`, divided by the diagonal
+                           approximation :math:`m/h^2 + \sum_s k_s (+\sum_s c_s/h + c/h)` of its
+                           Jacobian, a fixed number of sweeps (default 3) from :math:`x' = x`,
+                           then :math:`v' = (x' - x)/h`; a Jacobi iteration, not Newton.
+``implicit_midpoint``      :math:`x' = x + \tfrac h2 (v + v')`,
+                           :math:`v' = v + h\,a(\tfrac{x + x'}2, \tfrac{v + v'}2)`, Newton as
+                           ``implicit_euler``; order 2, symplectic.
+``scipy_<method>``         :func:`scipy.integrate.solve_ivp` over each step with ``rtol``
+                           1e-10, ``atol`` 1e-12 (``RK45``, ``RK23``, ``DOP853``, ``Radau``,
+                           ``BDF``, ``LSODA``; Radau and BDF get the sparse Jacobian);
+                           tight references, not production methods.
+=========================  ====================================================================
+
+Velocity-dependent forces (the dampers) are evaluated: explicit Euler, semi-implicit Euler,
+article Verlet at :math:`v_n`; velocity Verlet's second force at the predicted velocity
+:math:`v + h a_0` (second order with dampers; the half-step velocity would make it first);
+position Verlet at :math:`v_n` (hence first order with dampers);
+RK4 and ``scipy_*`` at every stage's velocity (dampers are part of the ODE); implicit Euler
+and implicit midpoint implicitly, at :math:`v'` resp. :math:`(v + v')/2`, with
+:math:`\partial F/\partial v` in the Newton matrix; the diagonal scheme at each sweep's
+velocity :math:`(x^{(k)} - x)/h`, with the damper's diagonal :math:`(\sum c_s + c)/h` added to
+the article's :math:`m/h^2 + \sum k_s` (the article's code has no damping in its implicit step).
+
+References
+----------
+E. Hairer, C. Lubich, G. Wanner, *Geometric Numerical Integration*, 2nd ed., Springer 2006
+(symplectic Euler, Störmer–Verlet, implicit midpoint). D. Baraff, A. Witkin, "Large steps in
+cloth simulation", SIGGRAPH 1998 (implicit Euler with the sparse spring Jacobian).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from numba import njit
+
+from flocklab.core.parameters import ParameterError
+from flocklab.models.springs.forces import JacobianAssembler, spring_forces
+from flocklab.models.springs.structure import SpringSystem
+
+
+@njit(cache=True)
+def axpy(y, alpha, x):  # pragma: no cover
+    """``y += alpha * x`` in place (no temporary array)."""
+    flat_y = y.reshape(-1)
+    flat_x = x.reshape(-1)
+    for n in range(flat_y.size):
+        flat_y[n] += alpha * flat_x[n]
+
+
+@njit(cache=True)
+def _csr_matvec(indptr, indices, data, x, out):  # pragma: no cover
+    for row in range(out.size):
+        total = 0.0
+        for slot in range(indptr[row], indptr[row + 1]):
+            total += data[slot] * x[indices[slot]]
+        out[row] = total
+
+
+@njit(cache=True)
+def jacobi_pcg(indptr, indices, data, b, x, rtol, max_iter, work):  # pragma: no cover
+    r"""Jacobi-preconditioned conjugate gradients for :math:`A x = b`, in place in ``x``.
+
+    Parameters
+    ----------
+    indptr, indices, data : arrays
+        :math:`A` in CSR form, symmetric positive definite, shape (n, n).
+    b : (n,) array
+        Right-hand side.
+    x : (n,) array
+        Start (zero here) and result.
+    rtol : float
+        Stop when :math:`\|b - A x\|_2 \le` rtol :math:`\|b\|_2`.
+    max_iter : int
+        Iteration cap.
+    work : (5, n) array
+        Scratch (residual, preconditioned residual, direction, :math:`A p`, inverse diagonal),
+        so that a solve allocates nothing.
+
+    Returns
+    -------
+    int
+        Iterations done (``max_iter`` + 1 if the cap was hit before convergence).
+
+    Notes
+    -----
+    With :math:`A = M + h^2 K + h C`, :math:`K, C` positive semi-definite, the condition number
+    is at most :math:`1 + (h^2\lambda_{max}(K) + h\lambda_{max}(C))/m_{min}`, bounded by the
+    local stiffness whatever the number of points, so the iteration count does not grow with
+    N and a solve costs O(N) (Saad, *Iterative Methods for Sparse Linear Systems*, 2003, 6.11).
+    """
+    n = b.size
+    r, z, p, q, inverse_diagonal = work[0], work[1], work[2], work[3], work[4]
+    for row in range(n):
+        for slot in range(indptr[row], indptr[row + 1]):
+            if indices[slot] == row:
+                inverse_diagonal[row] = 1.0 / data[slot]
+    _csr_matvec(indptr, indices, data, x, q)
+    b_norm_sq = 0.0
+    rz = 0.0
+    for i in range(n):
+        r[i] = b[i] - q[i]
+        z[i] = inverse_diagonal[i] * r[i]
+        p[i] = z[i]
+        rz += r[i] * z[i]
+        b_norm_sq += b[i] * b[i]
+    threshold = rtol * rtol * b_norm_sq
+    for iteration in range(max_iter):
+        r_norm_sq = 0.0
+        for i in range(n):
+            r_norm_sq += r[i] * r[i]
+        if r_norm_sq <= threshold:
+            return iteration
+        _csr_matvec(indptr, indices, data, p, q)
+        pq = 0.0
+        for i in range(n):
+            pq += p[i] * q[i]
+        alpha = rz / pq
+        rz_new = 0.0
+        for i in range(n):
+            x[i] += alpha * p[i]
+            r[i] -= alpha * q[i]
+            z[i] = inverse_diagonal[i] * r[i]
+            rz_new += r[i] * z[i]
+        beta = rz_new / rz
+        rz = rz_new
+        for i in range(n):
+            p[i] = z[i] + beta * p[i]
+    return max_iter + 1
+
+
+@njit(cache=True)
+def newton_rhs(mass, free, w, v, force, h, out):  # pragma: no cover
+    r"""Minus the Newton residual, :math:`-G = h F - M (w - v)`, on the ``free`` coordinates
+    (flat arrays; ``out`` has shape (n_free,))."""
+    for k in range(free.size):
+        q = free[k]
+        out[k] = h * force[q] - mass[k] * (w[q] - v[q])
+    return out
+
+
+class Integrator:
+    """Base class of a fixed-step integrator (subclass contract below).
+
+    Parameters
+    ----------
+    system : SpringSystem
+        The structure (masses, springs, forces); not modified.
+    dt : float
+        Step (s), > 0.
+    **options
+        Method options (see each subclass); unknown names raise ParameterError.
+
+    Subclass contract (in the manner of :class:`scipy.integrate.OdeSolver`):
+
+    * class attributes ``name`` (registry key), ``order`` (global order of accuracy on smooth
+      problems), ``force_evaluations`` (force evaluations per step, the nominal cost unit),
+      ``implicit`` (solves equations each step) and ``options`` (option name -> default);
+    * ``__init__`` precomputes everything a step needs (buffers, sparsity patterns) and calls
+      ``super().__init__``; ``step`` must not allocate arrays of size N in explicit methods;
+    * ``step(x, v)`` advances ``x`` and ``v`` (shape (N, D), float64, C-contiguous) in place by
+      one ``dt``; fixed points keep their positions and zero velocity (use
+      :meth:`acceleration`, which is zero on them, or restrict solves to ``system.free_dofs``);
+    * per-step solver information goes into ``self.stats`` (lists or counters), e.g. Newton
+      iterations of each step; ``step`` never raises on non-finite values (the driver detects
+      blow-up);
+    * a docstring stating how velocity-dependent forces are treated.
+    """
+
+    name: ClassVar[str] = ""
+    order: ClassVar[int] = 0
+    force_evaluations: ClassVar[int] = 1
+    implicit: ClassVar[bool] = False
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        if isinstance(dt, bool) or not isinstance(dt, int | float) or not dt > 0.0 \
+                or not math.isfinite(dt):
+            raise ParameterError("dt", f"parameter 'dt' = {dt!r} must be a number > 0 (s)")
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ParameterError(unknown[0], f"unknown option '{unknown[0]}' of integrator "
+                                             f"'{self.name}'; allowed: "
+                                             f"{', '.join(self.options) or 'none'}")
+        self.system = system
+        self.dt = float(dt)
+        self.opts = {**self.options, **options}
+        self.inverse_mass = system.inverse_mass[:, None]
+        self.stats: dict[str, Any] = {}
+        self._force = np.empty_like(system.positions)
+
+    def acceleration(self, x: np.ndarray, v: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """:math:`a = F(x, v)/m` into ``out`` (zero on fixed points)."""
+        s = self.system
+        spring_forces(x, v, s.springs, s.rest_length, s.stiffness, s.damping, s.mass, s.gravity,
+                      s.external_force, s.absolute_damping, out)
+        out *= self.inverse_mass
+        return out
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class ExplicitEuler(Integrator):
+    """Forward Euler; dampers at :math:`v_n`."""
+
+    name, order = "explicit_euler", 1
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        a = self.acceleration(x, v, self._force)
+        axpy(x, self.dt, v)
+        axpy(v, self.dt, a)
+
+
+class SemiImplicitEuler(Integrator):
+    """Symplectic Euler (kick then drift); dampers at :math:`v_n`."""
+
+    name, order = "semi_implicit_euler", 1
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        a = self.acceleration(x, v, self._force)
+        axpy(v, self.dt, a)
+        axpy(x, self.dt, v)
+
+
+class ArticleVerlet(Integrator):
+    """Seed 002's update as printed; algebraically :class:`SemiImplicitEuler`.
+
+    ``newPos = x + v dt + F dt^2/m; v = (newPos - x)/dt; x = newPos`` (dampers at
+    :math:`v_n`). Rounding differs from semi-implicit Euler in the last bits only.
+    """
+
+    name, order = "article_verlet", 1
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        self._new = np.empty_like(system.positions)
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        a = self.acceleration(x, v, self._force)
+        new = self._new
+        np.multiply(v, self.dt, out=new)
+        new += x
+        axpy(new, self.dt * self.dt, a)
+        np.subtract(new, x, out=v)
+        v /= self.dt
+        x[:] = new
+
+
+class VelocityVerlet(Integrator):
+    """Velocity Verlet; the second force uses the predicted velocity :math:`v + h a_0`."""
+
+    name, order, force_evaluations = "velocity_verlet", 2, 2
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        self._a1, self._predicted = np.empty_like(system.positions), np.empty_like(system.positions)
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        h = self.dt
+        a0 = self.acceleration(x, v, self._force)
+        axpy(x, h, v)
+        axpy(x, 0.5 * h * h, a0)
+        self._predicted[:] = v
+        axpy(self._predicted, h, a0)
+        a1 = self.acceleration(x, self._predicted, self._a1)
+        axpy(v, 0.5 * h, a0)
+        axpy(v, 0.5 * h, a1)
+
+
+class PositionVerlet(Integrator):
+    """Störmer–Verlet drift–kick–drift; dampers at :math:`v_n` (first order with damping)."""
+
+    name, order = "position_verlet", 2
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        h = self.dt
+        axpy(x, 0.5 * h, v)
+        axpy(v, h, self.acceleration(x, v, self._force))
+        axpy(x, 0.5 * h, v)
+
+
+class RK4(Integrator):
+    """Classical fourth-order Runge–Kutta on :math:`(x, v)`; dampers at every stage."""
+
+    name, order, force_evaluations = "rk4", 4, 4
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        shape = system.positions.shape
+        self._xs, self._vs = np.empty(shape), np.empty(shape)
+        self._ka, self._kv = np.empty((4, *shape)), np.empty((4, *shape))
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        h = self.dt
+        xs, vs, ka, kv = self._xs, self._vs, self._ka, self._kv
+        kv[0] = v
+        self.acceleration(x, v, ka[0])
+        for stage, frac in ((1, 0.5), (2, 0.5), (3, 1.0)):
+            np.multiply(kv[stage - 1], frac * h, out=xs)
+            xs += x
+            np.multiply(ka[stage - 1], frac * h, out=vs)
+            vs += v
+            kv[stage] = vs
+            self.acceleration(xs, vs, ka[stage])
+        for stage, weight in enumerate((1.0, 2.0, 2.0, 1.0)):
+            axpy(x, weight * h / 6.0, kv[stage])
+            axpy(v, weight * h / 6.0, ka[stage])
+
+
+class NewtonIntegrator(Integrator):
+    r"""Implicit one-step methods solved for the new velocity :math:`w = v'` by Newton.
+
+    With evaluation point :math:`x_e = x + h(\alpha v + \beta w)`, :math:`v_e = \gamma v +
+    \delta w`, the step solves :math:`G(w) = M(w - v) - h F(x_e, v_e) = 0` on the free
+    coordinates with the matrix :math:`M - h^2\beta\,\partial F/\partial x - h\delta\,
+    \partial F/\partial v` (assembled sparse at every iteration) and sets
+    :math:`x' = x + h(\theta v + (1-\theta) w)`.
+
+    Options: ``tol`` (stop when :math:`h \max|\Delta w|` <= tol x mean rest length, default
+    1e-10), ``max_iter`` (cap, default 20; steps reaching it are counted in
+    ``stats["unconverged_steps"]``), ``linear_solver`` (``"direct"``: SuperLU ``spsolve``
+    on the exact Newton matrix, minimum-degree ordering; ``"cg"``: :func:`jacobi_pcg` on its
+    symmetric positive definite approximation — without the :math:`(c/l)` velocity terms of
+    :math:`\partial F/\partial x` and with the negative transverse stiffness of compressed
+    springs clamped to 0 — an inexact Newton iteration that converges to the same step),
+    ``cg_rtol`` (relative residual of each CG solve, default 1e-3: the Newton tolerance, not
+    the linear solve, sets the accuracy) and ``cg_max_iter``
+    (default 1000). ``stats["newton_iterations"]`` lists the Newton iterations of every step,
+    ``stats["linear_iterations"]`` the CG iterations of every solve (CG only).
+    """
+
+    implicit = True
+    options: ClassVar[dict[str, Any]] = {"tol": 1e-10, "max_iter": 20, "linear_solver": "direct",
+                                         "cg_rtol": 1e-3, "cg_max_iter": 1000}
+    alpha = beta = gamma = delta = theta = 0.0
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        if self.opts["linear_solver"] not in ("direct", "cg"):
+            raise ParameterError("linear_solver", f"parameter 'linear_solver' = "
+                                 f"{self.opts['linear_solver']!r} is not allowed: direct, cg")
+        if not int(self.opts["max_iter"]) >= 1:
+            raise ParameterError("max_iter", "parameter 'max_iter' must be an integer >= 1")
+        if not int(self.opts["cg_max_iter"]) >= 1:
+            raise ParameterError("cg_max_iter", "parameter 'cg_max_iter' must be an integer >= 1")
+        if not 0.0 < float(self.opts["cg_rtol"]) < 1.0:
+            raise ParameterError("cg_rtol", f"parameter 'cg_rtol' = {self.opts['cg_rtol']!r} "
+                                            "must be in (0, 1)")
+        self.assembler = JacobianAssembler(system, free_only=True)
+        self.free = self.assembler.dofs
+        self.mass_free = np.repeat(system.mass, system.dim)[self.free]
+        self.tol_x = float(self.opts["tol"]) * float(np.mean(system.rest_length))
+        self._w, self._xe, self._ve = (np.empty_like(system.positions) for _ in range(3))
+        self.stats = {"newton_iterations": [], "unconverged_steps": 0, "linear_iterations": []}
+        self._cg_work = np.empty((5, self.free.size))
+        self._correction, self._rhs = np.empty(self.free.size), np.empty(self.free.size)
+
+    def _evaluate(self, x: np.ndarray, v: np.ndarray, w: np.ndarray) -> None:
+        h = self.dt
+        np.multiply(v, h * self.alpha, out=self._xe)
+        self._xe += x
+        self._xe += (h * self.beta) * w
+        np.multiply(v, self.gamma, out=self._ve)
+        self._ve += self.delta * w
+
+    def _solve(self, matrix: sp.csr_matrix, rhs: np.ndarray) -> np.ndarray:
+        if self.opts["linear_solver"] == "direct":
+            return spla.spsolve(matrix.tocsc(), rhs, permc_spec="MMD_AT_PLUS_A")
+        solution = self._correction
+        solution[:] = 0.0
+        iterations = jacobi_pcg(matrix.indptr, matrix.indices, matrix.data, rhs, solution,
+                                float(self.opts["cg_rtol"]), int(self.opts["cg_max_iter"]),
+                                self._cg_work)
+        self.stats["linear_iterations"].append(iterations)
+        return solution
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        h, free, w = self.dt, self.free, self._w
+        w[:] = v
+        w_flat = w.reshape(-1)
+        cg = self.opts["linear_solver"] == "cg"
+        iterations = 0
+        for iterations in range(1, int(self.opts["max_iter"]) + 1):  # noqa: B007
+            self._evaluate(x, v, w)
+            force = self._force
+            spring_forces(self._xe, self._ve, self.system.springs, self.system.rest_length,
+                          self.system.stiffness, self.system.damping, self.system.mass,
+                          self.system.gravity, self.system.external_force,
+                          self.system.absolute_damping, force)
+            rhs = newton_rhs(self.mass_free, free, w_flat, v.reshape(-1), force.reshape(-1), h,
+                             self._rhs)
+            correction = self._solve(self._matrix(h, cg), rhs)
+            w_flat[free] += correction
+            largest = float(np.max(np.abs(correction)))
+            if not math.isfinite(largest) or h * largest <= self.tol_x:
+                break
+        else:
+            self.stats["unconverged_steps"] += 1
+        self.stats["newton_iterations"].append(iterations)
+        axpy(x, h * self.theta, v)
+        axpy(x, h * (1.0 - self.theta), w)
+        v[:] = w
+
+    def _matrix(self, h: float, symmetric: bool) -> sp.csr_matrix:
+        return self.assembler.assemble(self._xe, self._ve, 1.0, h * h * self.beta,
+                                       h * self.delta, geometric_damping=not symmetric,
+                                       definite=symmetric)
+
+
+class ImplicitEuler(NewtonIntegrator):
+    """Backward Euler, Newton on the full sparse Jacobian; dampers implicit at :math:`v'`."""
+
+    name, order = "implicit_euler", 1
+    alpha, beta, gamma, delta, theta = 0.0, 1.0, 0.0, 1.0, 0.0
+
+
+class ImplicitMidpoint(NewtonIntegrator):
+    """Implicit midpoint rule, Newton as implicit Euler; dampers at :math:`(v + v')/2`."""
+
+    name, order = "implicit_midpoint", 2
+    alpha, beta, gamma, delta, theta = 0.25, 0.25, 0.5, 0.5, 0.5
+
+
+class ImplicitEulerDiagonal(Integrator):
+    r"""Seed 004's implicit Euler: fixed number of diagonal-Jacobian (Jacobi) sweeps.
+
+    Unknown :math:`y \approx x'`, start :math:`y^{(0)} = x`; each sweep evaluates the forces at
+    :math:`(y, (y - x)/h)` (dampers implicit in the sweep's velocity), the residual
+    :math:`r = m(y - x)/h^2 - m v/h - F` and sets :math:`y \leftarrow y - r / D` with the
+    per-point scalar :math:`D = m/h^2 + \sum_{s \ni p} k_s + (\sum_{s \ni p} c_s + c)/h`;
+    after ``iterations`` sweeps (option, default 3, no early exit) :math:`x' = y`,
+    :math:`v' = (y - x)/h`. The article's :math:`D` has no damping part because its implicit
+    code has no dampers.
+    """
+
+    name, order, implicit = "implicit_euler_diagonal", 1, True
+    options: ClassVar[dict[str, Any]] = {"iterations": 3}
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        iterations = self.opts["iterations"]
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ParameterError("iterations", f"parameter 'iterations' = {iterations!r} must "
+                                               "be an integer >= 1")
+        self.force_evaluations = iterations
+        h = self.dt
+        per_point = np.zeros(system.n_points)
+        spring_sum = system.stiffness + system.damping / h
+        np.add.at(per_point, system.springs[:, 0], spring_sum)
+        np.add.at(per_point, system.springs[:, 1], spring_sum)
+        diagonal = system.mass / h**2 + per_point + system.absolute_damping / h
+        self.step_factor = np.where(system.fixed, 0.0, 1.0 / diagonal)[:, None]
+        self._mass = system.mass[:, None]
+        self._y, self._vy, self._r = (np.empty_like(system.positions) for _ in range(3))
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        h, s = self.dt, self.system
+        y, vy, r = self._y, self._vy, self._r
+        y[:] = x
+        for _ in range(self.opts["iterations"]):
+            np.subtract(y, x, out=vy)
+            vy /= h
+            spring_forces(y, vy, s.springs, s.rest_length, s.stiffness, s.damping, s.mass,
+                          s.gravity, s.external_force, s.absolute_damping, self._force)
+            np.subtract(vy, v, out=r)
+            r *= self._mass / h
+            r -= self._force
+            r *= self.step_factor
+            y -= r
+        np.subtract(y, x, out=v)
+        v /= h
+        x[:] = y
+
+
+SCIPY_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
+
+class ScipyReference(Integrator):
+    """:func:`scipy.integrate.solve_ivp` over each step (``rtol``, ``atol`` options).
+
+    The first-order system is :math:`(\\dot x, \\dot v) = (v, a(x, v))` on the free
+    coordinates; dampers are part of it. ``Radau`` and ``BDF`` get the sparse Jacobian
+    ``[[0, I], [M^{-1} dF/dx, M^{-1} dF/dv]]``. ``stats["rhs_evaluations"]`` counts calls.
+    """
+
+    name, order = "scipy", 0
+    options: ClassVar[dict[str, Any]] = {"rtol": 1e-10, "atol": 1e-12}
+    method = "RK45"
+
+    def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
+        super().__init__(system, dt, **options)
+        self.assembler = JacobianAssembler(system, free_only=True)
+        self.free = self.assembler.dofs
+        self.inv_mass_free = 1.0 / np.repeat(system.mass, system.dim)[self.free]
+        self._x, self._v = np.empty_like(system.positions), np.empty_like(system.positions)
+        self.stats = {"rhs_evaluations": 0}
+
+    def _unpack(self, y: np.ndarray) -> None:
+        n = self.free.size
+        self._x.reshape(-1)[self.free] = y[:n]
+        self._v.reshape(-1)[self.free] = y[n:]
+
+    def _rhs(self, _t: float, y: np.ndarray) -> np.ndarray:
+        self.stats["rhs_evaluations"] += 1
+        self._unpack(y)
+        force = self.acceleration(self._x, self._v, self._force)
+        return np.concatenate([y[self.free.size:], force.reshape(-1)[self.free]])
+
+    def _jacobian(self, _t: float, y: np.ndarray) -> sp.csr_matrix:
+        self._unpack(y)
+        n = self.free.size
+        scale = sp.diags(self.inv_mass_free)
+        jx = -scale @ self.assembler.assemble(self._x, self._v, 0.0, 1.0, 0.0)
+        jv = -scale @ self.assembler.assemble(self._x, self._v, 0.0, 0.0, 1.0)
+        return sp.bmat([[None, sp.identity(n)], [jx, jv]], format="csr")
+
+    def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        from scipy.integrate import solve_ivp
+
+        self._x[:], self._v[:] = x, v
+        y0 = np.concatenate([x.reshape(-1)[self.free], v.reshape(-1)[self.free]])
+        extra = {"jac": self._jacobian} if self.method in ("Radau", "BDF") else {}
+        solution = solve_ivp(self._rhs, (0.0, self.dt), y0, method=self.method,
+                             rtol=self.opts["rtol"], atol=self.opts["atol"], **extra)
+        y = solution.y[:, -1] if solution.success else np.full_like(y0, np.nan)
+        n = self.free.size
+        x.reshape(-1)[self.free] = y[:n]
+        v.reshape(-1)[self.free] = y[n:]
+
+
+def _scipy_class(method: str) -> type[Integrator]:
+    return type(f"Scipy{method}", (ScipyReference,), {"name": f"scipy_{method}",
+                                                      "method": method})
+
+
+#: The integrator registry: name -> class.
+INTEGRATORS: dict[str, type[Integrator]] = {
+    cls.name: cls for cls in (ExplicitEuler, SemiImplicitEuler, VelocityVerlet, PositionVerlet,
+                              ArticleVerlet, RK4, ImplicitEuler, ImplicitEulerDiagonal,
+                              ImplicitMidpoint, *(_scipy_class(m) for m in SCIPY_METHODS))
+}
+
+
+def get_integrator(name: str, system: SpringSystem, dt: float, **options: Any) -> Integrator:
+    """Instance of integrator ``name`` for ``system`` at step ``dt``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``integrator`` for an unknown name, ``dt`` for dt <= 0, or an option.
+    """
+    if name not in INTEGRATORS:
+        raise ParameterError("integrator", f"parameter 'integrator' = {name!r} is not allowed: "
+                                           f"one of {', '.join(INTEGRATORS)}")
+    return INTEGRATORS[name](system, dt, **options)

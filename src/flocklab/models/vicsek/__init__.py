@@ -1,0 +1,209 @@
+r"""The Vicsek model of self-propelled particles.
+
+N point particles move at constant speed :math:`v_0` in an :math:`L \times L`
+periodic box and, every unit time step, take the mean heading of all particles
+within distance :math:`r` (minimum image, the particle itself included), up to
+noise. With :math:`S_i = \sum_{|r_j - r_i| \le r} e^{i\theta_j(t)}` and
+:math:`n_i` the number of terms:
+
+* ``noise="angular"`` (Vicsek et al. 1995):
+  :math:`\theta_i(t+1) = \arg S_i + \Delta\theta_i`, :math:`\Delta\theta_i \sim U[-\eta/2, \eta/2]`,
+  :math:`\eta \in [0, 2\pi]`;
+* ``noise="vectorial"`` (Grégoire & Chaté 2004):
+  :math:`\theta_i(t+1) = \arg[S_i + \eta\, n_i\, e^{i\xi_i}]`, :math:`\xi_i \sim U[-\pi, \pi]`,
+  :math:`\eta \in [0, 1]`.
+
+Positions: ``update="forward"`` :math:`x_i(t+1) = x_i(t) + v_0 e(\theta_i(t+1))` (the new
+heading, as Grégoire & Chaté 2004); ``update="backward"`` uses :math:`e(\theta_i(t))`, the old
+heading, as Vicsek et al. (1995) print eq. (1).
+
+The order parameter is :math:`v_a(t) = |\sum_i e(\theta_i(t))| / N`.
+
+The kernel stores headings as unit vectors and applies the angular noise as a
+rotation of the normalised neighbour sum, so a step costs one sin/cos pair per
+particle and no atan2. The state is kept sorted by cell (counting sort every
+step), so memory access stays local, and the pair loop over the 3 × 3 stencil is
+branch-free. Initial positions and headings come from the run's NumPy
+``Generator``; the noise of particle ``i`` at step ``t`` is a counter-based
+random number of (key, t, i) (:mod:`flocklab.core.random`), and each neighbour sum
+runs in a fixed cell order, so results do not depend on the number of threads,
+on chunking, or on checkpoints. Where :math:`S_i = 0` exactly (measure zero) the
+particle keeps its heading before noise.
+
+References
+----------
+T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen, O. Shochet, "Novel type of phase
+transition in a system of self-driven particles", Phys. Rev. Lett. 75, 1226 (1995).
+G. Grégoire, H. Chaté, "Onset of collective and cohesive motion",
+Phys. Rev. Lett. 92, 025702 (2004).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from flocklab.core.model import CriticalControl, Model, Observable, Resources, SnapshotVariable
+from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.time import TimeGrid
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+    from flocklab.core.record import RunRecord
+
+TWO_PI = 2.0 * math.pi
+NOISE_KINDS = ("angular", "vectorial")
+UPDATE_RULES = ("forward", "backward")
+INITIAL_CONDITIONS = ("random", "aligned")
+
+
+# --------------------------------------------------------------------------- model
+
+
+class Vicsek(Model):
+    """Vicsek model (see module docstring for the equations; kernels in
+    :mod:`flocklab.models.vicsek.kernels`, imported on first use)."""
+
+    name = "vicsek"
+    description = "Vicsek model of self-propelled particles with local alignment and noise"
+    reference = "T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995)"
+    title = "Vicsek model simulation"
+    observables = (Observable("order_parameter", "polar order parameter v_a = |sum_i "
+                              "e(theta_i)| / N", "1", 0.0, 1.0, "v_a"),)
+    primary_observable = "order_parameter"
+    size_parameter = "N"
+    critical_controls = (
+        CriticalControl("eta", "eta", "below", "beta", r"\eta", needs=("eta",)),
+        CriticalControl("rho", "density", "above", "delta", r"\rho", needs=("N", "L")),
+    )
+    entity_dim = "particle"
+    snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
+        "x": SnapshotVariable("particle x position", "length"),
+        "y": SnapshotVariable("particle y position", "length"),
+        "theta": SnapshotVariable("heading angle", "rad"),
+    }
+    parameters = (
+        ParameterSpec("N", "int", 300, "number of particles", "1", low=1, symbol="N"),
+        ParameterSpec("L", "float", 7.0, "side of the periodic square box", "length",
+                      low=0.0, low_inclusive=False, symbol="L"),
+        ParameterSpec("v0", "float", 0.03, "speed (distance moved per time step)",
+                      "length/step", low=0.0, symbol="v_0"),
+        ParameterSpec("r", "float", 1.0, "interaction radius", "length", low=0.0,
+                      low_inclusive=False, symbol="r"),
+        ParameterSpec("eta", "float", 2.0,
+                      "noise amplitude: angular in [0, 2pi] (rad), vectorial in [0, 1]",
+                      "rad (angular) or 1 (vectorial)", low=0.0, high=TWO_PI, symbol="\\eta"),
+        ParameterSpec("noise", "choice", "angular", "noise kind", choices=NOISE_KINDS),
+        ParameterSpec("update", "choice", "forward",
+                      "position update with the new heading (forward: Gregoire & Chate 2004) "
+                      "or the old one (backward: Vicsek et al. 1995, eq. 1)",
+                      choices=UPDATE_RULES),
+        ParameterSpec("init", "choice", "random",
+                      "initial headings: uniform in [-pi, pi) or all along +x",
+                      choices=INITIAL_CONDITIONS),
+    )
+
+    def check(self, params: dict[str, Any]) -> None:
+        if params["noise"] == "vectorial":
+            self.spec("eta").check_range(params["eta"], 0.0, 1.0, " for noise 'vectorial'")
+        if not params["v0"] < params["L"]:
+            raise ParameterError("v0", f"parameter 'v0' = {params['v0']!r} is out of range: "
+                                       f"allowed is a number >= 0 and < L = {params['L']!r}")
+
+    def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
+        return {"density": (params["N"] / params["L"] ** 2,
+                            {"long_name": "particle density N/L^2", "units": "length^-2",
+                             "symbol": "\\rho"})}
+
+    #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
+    factor_targets: ClassVar[dict[str, str]] = {"density": "N"}
+
+    def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
+        params["N"] = max(1, round(value * params["L"] ** 2))
+
+    def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
+        """Uniform positions, random or aligned headings, the noise key and work space.
+
+        State arrays: ``state`` (4, N) rows x, y, e_x, e_y in cell order and ``ident``
+        (N,) the particle in each slot; ``_work_*`` arrays are scratch space.
+        """
+        x, y, theta = self.initial_positions(params, rng)
+        n = params["N"]
+        from flocklab.core.random import noise_key
+        from flocklab.geometry.cell_list import cells_per_side
+
+        m = cells_per_side(params["L"], params["r"])
+        return {
+            "state": np.array([x, y, np.cos(theta), np.sin(theta)]),
+            "ident": np.arange(n, dtype=np.int64),
+            "_key": noise_key(rng),
+            "_cells": m,
+            "_work_int": np.empty((3, n), dtype=np.int64),
+            "_cell_start": np.empty(m * m + 1, dtype=np.int64),
+            "_cell_fill": np.empty(m * m, dtype=np.int64),
+            "_work_float": np.empty((6, n)),
+        }
+
+    def initial_positions(self, params: Mapping[str, Any], rng: np.random.Generator
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Uniform positions and (random or aligned) headings: ``(x, y, theta)``, shape (N,)."""
+        n, box = params["N"], params["L"]
+        x = rng.random(n) * box
+        y = rng.random(n) * box
+        if params["init"] == "random":
+            theta = rng.uniform(-math.pi, math.pi, n)
+        else:
+            theta = np.zeros(n)
+        return x, y, theta
+
+    def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
+                record: RunRecord) -> None:
+        """``k`` steps of the compiled kernel, recording v_a and frames inside it."""
+        from flocklab.models.vicsek.kernels import advance_kernel
+
+        frames = record.frames
+        advance_kernel()(state["state"], state["ident"], state["_key"], first_step, k,
+                float(params["L"]), float(params["r"]), state["_cells"], float(params["v0"]),
+                float(params["eta"]), params["noise"] == "vectorial",
+                params["update"] == "forward", state["_work_int"], state["_cell_start"],
+                state["_cell_fill"], state["_work_float"], record.series["order_parameter"],
+                record.record_of_step, record.frame_of_step, frames["x"], frames["y"],
+                frames["theta"])
+
+    def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
+        from flocklab.models.vicsek.kernels import _order_parameter
+
+        return {"order_parameter": _order_parameter(state["state"][2], state["state"][3])}
+
+    def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        from flocklab.models.vicsek.kernels import _record
+
+        n = params["N"]
+        out = [np.empty((1, n)) for _ in range(3)]
+        s = state["state"]
+        _record(0, s[0], s[1], s[2], s[3], state["ident"], *out)
+        return {"x": out[0][0], "y": out[1][0], "theta": out[2][0]}
+
+    def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
+        """13 words per particle of state and work space, the v_a series and 3 words per
+        particle and frame, twice over for the copy made when the file is written."""
+        n = params["N"]
+        words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
+        return Resources(2 * 8 * words, n * grid.steps / 1.0e6)
+
+    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
+             label: str = "") -> None:
+        """Arrows: headings; grey lines: trails; the periodic box (as Vicsek et al. 1995, Fig. 1).
+
+        Trails join up to ``trail`` preceding frames if they are consecutive steps.
+        """
+        from flocklab.figures.plotting import draw_periodic_arrows
+
+        draw_periodic_arrows(ax, run, frame, float(run.attrs["L"]), trail=trail)
+        title = f"{label} L = {run.attrs['L']:g}, η = {run.attrs['eta']:g}, " \
+                f"t = {run['frame'].values[frame]:g}"
+        ax.set_title(title.strip(), fontsize=9)

@@ -1,0 +1,319 @@
+r"""Group-level metrics of the zonal model (pure functions on arrays).
+
+Positions ``pos`` have shape (N, d) and unit headings ``head`` shape (N, d), d = 2 or 3, for the
+agents to be measured (pass only the alive ones).
+
+* polarisation :math:`P = |\sum_i \mathbf{e}_i| / N` (Couzin et al. 2002, :math:`p_{group}`);
+* milling (normalised angular momentum) :math:`m = |\sum_i \hat{\mathbf{r}}_{ic} \times
+  \mathbf{e}_i| / N`, :math:`\mathbf{r}_{ic} = \mathbf{x}_i - \bar{\mathbf{x}}` (Couzin 2002,
+  :math:`m_{group}`; in 2-D the cross product is the scalar ``z`` component);
+* mean nearest-neighbour distance, radius of gyration
+  :math:`R_g = \sqrt{\langle |\mathbf{x}_i - \bar{\mathbf{x}}|^2 \rangle}`;
+* groups: connected components of the graph "distance <= radius" (cKDTree sparse distance
+  matrix + :func:`scipy.sparse.csgraph.connected_components`), largest-cluster fraction, and
+  :math:`P`, :math:`m` on the largest group with a fragmentation flag;
+* elongation: extent along the mean heading / extent across it (Couzin 2005);
+* accuracy toward the preferred direction ``g`` from centroid displacements:
+  both :math:`1 - \langle|\delta|\rangle/\pi` and :math:`\langle\cos\delta\rangle`;
+* predation: captures over time, time to first capture, share of captured prey that were on
+  the convex hull when the attack began;
+* Voronoi "domain of danger" (Hamilton 1971) of each individual, clipped to a disc
+  (:mod:`flocklab.models.zonal.danger`), and the captured prey's rank among the domains when the
+  attack began (:func:`domain_ranks`, :func:`danger_metrics`);
+* collective memory of a zone-width schedule: stage averages and the gap between the
+  increasing and the decreasing branch (:func:`hysteresis`).
+
+References
+----------
+W. D. Hamilton, "Geometry for the selfish herd", J. Theor. Biol. 31, 295-311 (1971).
+I. D. Couzin et al., J. Theor. Biol. 218, 1-11 (2002); Nature 433, 513-516 (2005).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+
+
+def polarisation(head: np.ndarray) -> float:
+    """Polarisation :math:`P = |\\sum_i e_i| / N` of unit headings (N, d); NaN if N = 0."""
+    head = np.asarray(head, dtype=float)
+    if head.shape[0] == 0:
+        return math.nan
+    return float(np.linalg.norm(head.sum(axis=0)) / head.shape[0])
+
+
+def milling(pos: np.ndarray, head: np.ndarray) -> float:
+    """Normalised angular momentum :math:`m = |\\sum_i \\hat r_{ic} \\times e_i| / N`.
+
+    Agents exactly at the centroid contribute nothing. NaN if N = 0.
+    """
+    pos = np.asarray(pos, dtype=float)
+    head = np.asarray(head, dtype=float)
+    if pos.shape[0] == 0:
+        return math.nan
+    rel = pos - pos.mean(axis=0)
+    norm = np.linalg.norm(rel, axis=1, keepdims=True)
+    unit = np.divide(rel, norm, out=np.zeros_like(rel), where=norm > 0)
+    if pos.shape[1] == 2:
+        total = np.sum(unit[:, 0] * head[:, 1] - unit[:, 1] * head[:, 0])
+        return float(abs(total) / pos.shape[0])
+    return float(np.linalg.norm(np.cross(unit, head).sum(axis=0)) / pos.shape[0])
+
+
+def expected_random_polarisation(n: int) -> tuple[float, float]:
+    """Large-N mean and s.d. of P for n independent uniform headings in 2-D.
+
+    :math:`\\sum e_i` has i.i.d. Gaussian components of variance n/2, so :math:`|\\sum e_i|` is
+    Rayleigh: :math:`E P = \\sqrt{\\pi/(4n)}`, :math:`\\mathrm{Var}\\,P = (1 - \\pi/4)/n`.
+    """
+    return math.sqrt(math.pi / (4 * n)), math.sqrt((1 - math.pi / 4) / n)
+
+
+def nearest_neighbour_distance(pos: np.ndarray, box: float = 0.0) -> float:
+    """Mean distance to the nearest other agent (minimum image if ``box > 0``)."""
+    pos = np.asarray(pos, dtype=float)
+    if pos.shape[0] < 2:
+        return math.nan
+    tree = cKDTree(np.mod(pos, box) if box > 0 else pos, boxsize=box if box > 0 else None)
+    dist, _ = tree.query(tree.data, k=2)
+    return float(dist[:, 1].mean())
+
+
+def radius_of_gyration(pos: np.ndarray) -> float:
+    """:math:`R_g = \\sqrt{\\langle |x_i - \\bar x|^2 \\rangle}` (open space)."""
+    pos = np.asarray(pos, dtype=float)
+    if pos.shape[0] == 0:
+        return math.nan
+    return float(np.sqrt(np.mean(np.sum((pos - pos.mean(axis=0)) ** 2, axis=1))))
+
+
+def groups(pos: np.ndarray, radius: float, box: float = 0.0) -> tuple[int, np.ndarray]:
+    """Connected components of the graph linking agents closer than ``radius``.
+
+    Returns
+    -------
+    n_groups : int
+    labels : ndarray of int (N,)
+        Group label of each agent.
+    """
+    pos = np.asarray(pos, dtype=float)
+    if pos.shape[0] == 0:
+        return 0, np.zeros(0, int)
+    tree = cKDTree(np.mod(pos, box) if box > 0 else pos, boxsize=box if box > 0 else None)
+    graph = tree.sparse_distance_matrix(tree, radius, output_type="coo_matrix")
+    graph.data[:] = 1.0  # distance 0 (coincident agents) must still link them
+    n_groups, labels = connected_components(graph.tocsr(), directed=False)
+    return int(n_groups), labels
+
+
+@dataclass(frozen=True)
+class LargestGroup:
+    """Order of the largest group and how fragmented the whole is."""
+
+    polarisation: float
+    milling: float
+    n_groups: int
+    largest_fraction: float
+    fragmented: bool
+
+
+def largest_group_order(pos: np.ndarray, head: np.ndarray, radius: float,
+                        box: float = 0.0) -> LargestGroup:
+    """P and m of the largest connected group; ``fragmented`` when there is more than one."""
+    n_groups, labels = groups(pos, radius, box)
+    if n_groups == 0:
+        return LargestGroup(math.nan, math.nan, 0, math.nan, False)
+    sizes = np.bincount(labels)
+    members = labels == int(np.argmax(sizes))
+    return LargestGroup(polarisation(head[members]), milling(pos[members], head[members]),
+                        n_groups, float(sizes.max() / labels.size), n_groups > 1)
+
+
+def elongation(pos: np.ndarray, head: np.ndarray) -> float:
+    """Extent along the mean heading divided by the largest extent across it.
+
+    The across-extent is measured along the principal axis of the positions projected on the
+    plane perpendicular to the mean heading (in 2-D, the one perpendicular direction).
+    """
+    pos = np.asarray(pos, dtype=float)
+    mean = np.asarray(head, dtype=float).sum(axis=0)
+    if pos.shape[0] < 2 or not np.any(mean):
+        return math.nan
+    u = mean / np.linalg.norm(mean)
+    rel = pos - pos.mean(axis=0)
+    along = rel @ u
+    perp = rel - np.outer(along, u)
+    _, _, vt = np.linalg.svd(perp, full_matrices=False)
+    across = perp @ vt[0]
+    width = np.ptp(across)
+    return float(np.ptp(along) / width) if width > 0 else math.inf
+
+
+def accuracy(displacements: np.ndarray, g: np.ndarray) -> tuple[float, float]:
+    """Accuracy of group travel toward ``g``: ``(1 - <|delta|>/pi, <cos delta>)``.
+
+    Parameters
+    ----------
+    displacements : ndarray (R, d)
+        Centroid displacement of each run (or time window).
+    g : ndarray (d,)
+        Preferred direction.
+    """
+    d = np.atleast_2d(np.asarray(displacements, dtype=float))
+    g = np.asarray(g, dtype=float) / np.linalg.norm(g)
+    cos = np.clip(d @ g / np.linalg.norm(d, axis=1), -1.0, 1.0)
+    return float(1.0 - np.mean(np.arccos(cos)) / math.pi), float(np.mean(cos))
+
+
+def captures_over_time(capture_step: np.ndarray, steps: int) -> np.ndarray:
+    """Cumulative number of captures after each step 0..steps, shape (steps + 1,)."""
+    captured = np.asarray(capture_step)
+    captured = captured[captured >= 0]
+    return np.cumsum(np.bincount(captured, minlength=steps + 1)[: steps + 1])
+
+
+def time_to_first_capture(capture_step: np.ndarray, dt: float) -> float:
+    """Time of the first capture (NaN if none)."""
+    captured = np.asarray(capture_step)
+    captured = captured[captured >= 0]
+    return float(captured.min() * dt) if captured.size else math.nan
+
+
+def hull_share(capture_on_hull: np.ndarray) -> float:
+    """Share of captured prey that were on the convex hull when the attack began (NaN: none)."""
+    flags = np.asarray(capture_on_hull)
+    known = flags[flags >= 0]
+    return float(known.mean()) if known.size else math.nan
+
+
+def domain_ranks(areas: np.ndarray) -> np.ndarray:
+    """Mid-rank of each finite entry among the others: (number smaller + half the number
+    equal) / (n - 1), in [0, 1] (0 the smallest domain, 1 the largest); NaN where ``areas``
+    is NaN or fewer than two entries are finite. Under a choice blind to the areas the
+    expected rank is exactly 1/2."""
+    values = np.asarray(areas, dtype=float)
+    ranks = np.full(values.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(values))
+    if finite.size < 2:
+        return ranks
+    known = np.sort(values[finite])
+    smaller = np.searchsorted(known, values[finite], side="left")
+    equal = np.searchsorted(known, values[finite], side="right") - smaller - 1
+    ranks[finite] = (smaller + 0.5 * equal) / (finite.size - 1)
+    return ranks
+
+
+def danger_metrics(capture_domain_rank: np.ndarray, top: float = 0.75) -> tuple[float, float]:
+    """Selfish-herd test on the captured prey's domain ranks (:func:`domain_ranks` at the
+    start of the attack; NaN entries: not captured or unknown).
+
+    Returns
+    -------
+    danger_rank : float
+        Mean rank of the captured prey (1/2 if the predator ignores the domains; above 1/2
+        when captures favour large domains, as Hamilton 1971 predicts).
+    danger_share : float
+        Share of the captured prey whose rank was >= ``top`` (the largest quarter of the
+        domains for 0.75; about 1/4 for a choice blind to the domains). Both NaN with no
+        ranked capture.
+    """
+    ranks = np.asarray(capture_domain_rank, dtype=float)
+    ranks = ranks[np.isfinite(ranks)]
+    if not ranks.size:
+        return math.nan, math.nan
+    return float(ranks.mean()), float(np.mean(ranks >= top))
+
+
+#: Thresholds of the collective-state labels (time-averaged P and m of the largest group).
+STATE_THRESHOLDS = {"swarm_max": 0.35, "torus_min_m": 0.5, "parallel_min_p": 0.65,
+                    "highly_parallel_min_p": 0.95}
+
+
+def classify_state(p: float, m: float) -> str:
+    """Collective state of Couzin et al. (2002) from time-averaged P and m.
+
+    ``swarm`` if P and m are both below 0.35; ``torus`` if m >= 0.5 and P < 0.65;
+    ``highly parallel`` if P >= 0.95; ``dynamic parallel`` if 0.65 <= P < 0.95; otherwise
+    ``transitional``. The thresholds are ours (the paper shows the states but gives none).
+    """
+    t = STATE_THRESHOLDS
+    if p >= t["highly_parallel_min_p"]:
+        return "highly parallel"
+    if p >= t["parallel_min_p"]:
+        return "dynamic parallel"
+    if m >= t["torus_min_m"]:
+        return "torus"
+    if p < t["swarm_max"] and m < t["swarm_max"]:
+        return "swarm"
+    return "transitional"
+
+
+def stage_averages(time: np.ndarray, series: Mapping[str, np.ndarray],
+                   stage_starts: Sequence[float]) -> list[dict[str, float]]:
+    """Means of ``series`` over the second half of each stage of a zone-width schedule.
+
+    Parameters
+    ----------
+    time : ndarray (T,)
+        Record times; the record at ``t`` is the state after the step ending at ``t``.
+    series : mapping of name -> ndarray (T,)
+        Recorded observables.
+    stage_starts : sequence of float
+        Start times of the stages (the first is 0); the last stage ends at ``time[-1]``.
+
+    Returns
+    -------
+    list of dict
+        Per stage, the mean of each series over the records with
+        ``t_k + (t_{k+1} - t_k)/2 < t <= t_{k+1}``.
+    """
+    edges = [*stage_starts, float(time[-1])]
+    out = []
+    for start, end in itertools.pairwise(edges):
+        keep = (time > 0.5 * (start + end)) & (time <= end)
+        out.append({name: float(np.mean(values[keep])) if keep.any() else math.nan
+                    for name, values in series.items()})
+    return out
+
+
+def _coarse_state(p: float, m: float) -> str:
+    return classify_state(p, m).replace("highly ", "").replace("dynamic ", "")
+
+
+def hysteresis(widths: Sequence[float], p: Sequence[float], m: Sequence[float]
+               ) -> dict[str, float]:
+    r"""Collective memory of a zone-width schedule (Couzin et al. 2002).
+
+    A stage is on the increasing branch if its width exceeds the previous one, on the
+    decreasing branch if it is smaller, on the previous stage's branch if equal (the first
+    stage: increasing). For every width met on both branches (the last stage of each at it):
+
+    * ``gap_p`` = max over those widths of :math:`P_\downarrow - P_\uparrow`,
+    * ``gap_m`` = max of :math:`m_\uparrow - m_\downarrow`,
+    * ``hysteresis`` = 1 if at one of them the state (swarm, torus, parallel — highly and
+      dynamic parallel merged — or transitional, :func:`classify_state`) differs, else 0.
+
+    All NaN when no width is met on both branches.
+    """
+    up: dict[float, tuple[float, float]] = {}
+    down: dict[float, tuple[float, float]] = {}
+    rising, previous = True, None
+    for width, pk, mk in zip(widths, p, m, strict=True):
+        if previous is not None and width != previous:
+            rising = width > previous
+        (up if rising else down)[round(float(width), 9)] = (pk, mk)
+        previous = width
+    shared = sorted(set(up) & set(down))
+    if not shared:
+        return {"gap_p": math.nan, "gap_m": math.nan, "hysteresis": math.nan}
+    return {"gap_p": max(down[w][0] - up[w][0] for w in shared),
+            "gap_m": max(up[w][1] - down[w][1] for w in shared),
+            "hysteresis": float(any(_coarse_state(*up[w]) != _coarse_state(*down[w])
+                                    for w in shared))}

@@ -1,1 +1,0 @@
-"""Mass–spring chains, cloth and networks with a registry of integrators (issue 14)."""
