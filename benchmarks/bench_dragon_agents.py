@@ -26,14 +26,17 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from flocklab.models.dragon_agents import DragonAgents
 from flocklab.models.dragon_agents.article import (
     article_rhs,
     circular_path_velocity,
     from_block_layout,
     to_block_layout,
 )
-from flocklab.models.dragon_agents.engine import initial_state, resolve, simulate_dragon
+from flocklab.models.dragon_agents.engine import initial_state, simulate_dragon
 from flocklab.models.dragon_agents.solve import METHODS
+
+resolve = DragonAgents().resolve
 
 RESULTS = Path(__file__).parent / "results" / "dragon_agents.md"
 BIG = {"N": 223, "start": "behind", "method": "Radau", "rtol": 1e-6, "atol": 1e-9}
@@ -260,7 +263,7 @@ def claims_section() -> list[str]:
              "cross-track gain 1/s, other gains as the article)", "",
              "Turnaround (the contest path, 1 m/s), t >= 35 s (the head enters the S-curve "
              "at about 38 s): whip = largest distance of the tail from where a rigid chain "
-             "on the path would be (flocklab.models.dragon_chain.chain.follow, anchored at the head); "
+             "on the path would be (flocklab.geometry.chain.follow, anchored at the head); "
              "oscillation = link-error power above 0.5 Hz; alignment = mean over time. "
              "Circle entry (radius 10 m, 1 m/s, 120 s, from the straight start tangent to "
              "it), on the tail's distance from the rigid chain: settling = time until it "
@@ -323,7 +326,7 @@ PROJECTION_PATHS = {
 def projection_section(points: int = 200, t_end: float = 10.0) -> list[str]:
     """The tangent law's head projection: the path library's vectorised projection (what
     the law used before) against the scalar ``nearest_frame``, per call and per run."""
-    from flocklab.geometry.projection import nearest_frame
+    from flocklab.geometry.compiled import nearest_frame
     from flocklab.models.dragon_agents.guidance import make_guide
 
     def library_frame(path, p):

@@ -11,7 +11,8 @@ simulated second at their stable steps, and (``--claims``) the stability table a
    0.9 × its linear-theory limit 2/omega_max (omega_max by ``eigsh``; damping lowers the true
    limit slightly, the 10 x 10 row of the claims table gives the measured one), against implicit
    Euler and the diagonal scheme (3 sweeps) at dt = 1/60 s.
-3. ``--claims``: :func:`flocklab.models.springs.claims.article_claims` (tongue: both damping readings,
+3. ``--claims``: :func:`flocklab.models.springs.claims.article_claims` (tongue: both damping
+   readings,
    masses 0.01/0.1/1 kg; 10 x 10 cloth), written to ``springs_claims.json`` and ``.md``.
 
 Writes ``benchmarks/results/springs.md`` (and ``springs_claims.*``).

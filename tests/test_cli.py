@@ -50,7 +50,8 @@ def test_bad_options_fail_with_the_parameter_name(tmp_path, capsys, args, name):
 
 
 def test_help_lists_units_and_defaults():
-    result = subprocess.run([sys.executable, "-m", "flocklab.cli.main", "simulate", "vicsek", "--help"],
+    result = subprocess.run([sys.executable, "-m", "flocklab.cli.main", "simulate", "vicsek",
+                             "--help"],
                             capture_output=True, text=True, check=True)
     for text in ("--v0", "length/step", "--noise", "--update", "--snapshot-every",
                  "default 0.03", "interaction radius"):

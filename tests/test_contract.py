@@ -75,7 +75,8 @@ def test_checkpointed_run_equals_an_uninterrupted_one(tmp_path):
     plain = driver.simulate(model, params, control)
     checkpoint = Checkpoint(tmp_path / "c.npz", 20, fingerprint(model.name, params,
                                                                    control.as_attrs()))
-    first = driver.simulate(model, params, control, checkpoint=checkpoint)  # saves at 20, 40, 60, 80
+    # saves at 20, 40, 60, 80
+    first = driver.simulate(model, params, control, checkpoint=checkpoint)
     assert checkpoint.load()[0] == 80
     resumed = driver.simulate(model, params, control, checkpoint=checkpoint)  # resumes at 80
     for ds in (first, resumed):

@@ -7,6 +7,7 @@ import pytest
 
 from flocklab.core.model import SimulationError
 from flocklab.core.parameters import ParameterError
+from flocklab.models.dragon_agents import DragonAgents
 from flocklab.models.dragon_agents.article import (
     article_rhs,
     circular_path_velocity,
@@ -16,13 +17,14 @@ from flocklab.models.dragon_agents.article import (
 from flocklab.models.dragon_agents.engine import (
     build_system,
     initial_state,
-    resolve,
     simulate_dragon,
     unit_gains,
 )
 from flocklab.models.dragon_agents.metrics import link_lengths
 from flocklab.models.dragon_agents.solve import integrate, integrate_delayed
 from flocklab.models.dragon_agents.steady import steady_line, steady_line_general
+
+resolve = DragonAgents().resolve
 
 LINE = {"kind": "line", "speed": 1.0}
 VARIANTS = [
@@ -158,7 +160,7 @@ PROJECTED_PATHS = [
 def test_scalar_projection_equals_the_path_library(spec):
     """nearest_frame gives path.project's point, tangent and curvature (and its clamping)
     at random points, inside, outside and beyond the ends of the path."""
-    from flocklab.geometry.projection import nearest_frame
+    from flocklab.geometry.compiled import nearest_frame
 
     path = build_system(resolve({"path": spec})).guide.path
     points = np.random.default_rng(21).uniform(-16.0, 16.0, (400, 2))

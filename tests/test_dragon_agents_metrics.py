@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from flocklab.models.dragon_agents import DragonAgents
 from flocklab.models.dragon_agents import metrics as dm
-from flocklab.models.dragon_agents.engine import build_system, resolve
+from flocklab.models.dragon_agents.engine import build_system
 from flocklab.models.dragon_agents.steady import steady_line
+
+resolve = DragonAgents().resolve
 
 
 def test_alignment_of_parallel_and_orthogonal_headings():

@@ -13,6 +13,7 @@ from flocklab.core.model import SimulationError
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import register
 from flocklab.core.time import RunControl
+from flocklab.figures.drawing import drawing_of
 from flocklab.models.dragon_agents import DragonAgents
 
 register(DragonAgents)
@@ -43,7 +44,7 @@ def test_issue_interface_and_run_file_layout():
 def test_metrics_are_finite_and_consistent():
     model = DragonAgents()
     ds = driver.simulate(model, {"N": 8}, RunControl(seed=3, t_end=6.0, record_every=0.05))
-    out = model.extra_metrics(ds, burn_in=2.0)
+    out = model.metrics(ds, burn_in=2.0)
     assert set(out) == {m.name for m in model.run_metrics}
     assert out["stable"] == 1.0 and np.isnan(out["t_blowup"])
     assert all(np.isfinite(v) for name, v in out.items() if name != "t_blowup")
@@ -103,7 +104,7 @@ def test_recorded_blow_up_keeps_the_records_before_it(extra):
     finite = np.isfinite(ds["x"].values).all(axis=1)
     assert np.array_equal(finite, ds["time"].values < t_blowup)
     assert np.isnan(ds["link_error_max"].values[~finite]).all()
-    out = DragonAgents().extra_metrics(ds, burn_in=0.0)
+    out = DragonAgents().metrics(ds, burn_in=0.0)
     assert out["stable"] == 0.0 and out["t_blowup"] == t_blowup
     assert np.isnan(out["settling_time"])
     assert 1.0 < out["link_error_max"] <= 3.0 * 1.0  # grew, and stopped at the 3 L bound
@@ -129,7 +130,7 @@ def test_every_path_kind_runs_and_draws(path, tmp_path):
     assert np.isfinite(ds["x"].values).all()
     assert ds["head_error"].values.max() < 0.5
     fig, ax = plt.subplots()
-    DragonAgents().draw(ax, ds, frame=len(ds["frame"]) - 1)
+    drawing_of(DragonAgents()).draw(ax, ds, frame=len(ds["frame"]) - 1)
     fig.savefig(tmp_path / "frame.png")
     plt.close(fig)
 

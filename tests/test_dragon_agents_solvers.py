@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from flocklab.core.parameters import ParameterError
+from flocklab.models.dragon_agents import DragonAgents
 from flocklab.models.dragon_agents.solvers import compare_solvers, growth_exponents
-from flocklab.models.dragon_agents.tasks import check_options, stiffness_verdicts
+from flocklab.models.dragon_agents.tasks import stiffness_verdicts
 
 SMALL = {"N": 4, "start": "behind", "cross_track_gain": 1.0}
 
@@ -79,5 +80,6 @@ def test_verdict_rules(radau_cpu, expected):
 ])
 def test_bad_options_are_named(options, name):
     with pytest.raises(ParameterError) as info:
-        check_options("solvers", options)
+        model = DragonAgents()
+        model.task("solvers").resolve(model.resolve({}), options)
     assert info.value.name == name

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from flocklab.core.parameters import ParameterError
+from flocklab.geometry.chain import chain_state, follow, solve_chain, speed_ratios
 from flocklab.geometry.paths import TWO_PI, Composite, Spiral, turnaround_path
-from flocklab.models.dragon_chain.chain import chain_state, follow, solve_chain, speed_ratios
 from flocklab.models.dragon_chain.collision import (
     Rectangles,
     all_pairs,

@@ -11,6 +11,7 @@ from flocklab.core import driver
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import register
 from flocklab.core.time import RunControl
+from flocklab.figures.drawing import drawing_of
 from flocklab.models.dragon_chain import DragonChain
 from flocklab.models.dragon_chain.questions import q1_spiral, q2_collision, q4_turnaround
 
@@ -26,14 +27,14 @@ def test_spiral_run_frames_match_question_1() -> None:
     np.testing.assert_allclose(run["speed"].values, q1.state.speed, atol=1e-12)
     assert np.all(run["min_clearance"].values > 0)
     np.testing.assert_allclose(run["head_radius"].values[0], 8.8, atol=1e-12)
-    metrics = MODEL.extra_metrics(run, 0.0)
+    metrics = MODEL.metrics(run, 0.0)
     assert math.isnan(metrics["collision_time"])
     assert metrics["max_speed_ratio"] == pytest.approx(1.0, abs=1e-12)  # the head is fastest
 
 
 def test_collision_metric_agrees_with_question_2() -> None:
     run = driver.simulate(MODEL, {"t0": 400.0}, RunControl(seed=0, t_end=15.0, dt=0.5))
-    metrics = MODEL.extra_metrics(run, 0.0)
+    metrics = MODEL.metrics(run, 0.0)
     q2 = q2_collision()
     assert metrics["collision_time"] == pytest.approx(q2["time"], abs=1e-6)
     assert metrics["collision_radius"] == pytest.approx(q2["head_radius"], abs=1e-6)
@@ -77,7 +78,7 @@ def test_draw_marks_touching_boards() -> None:
     q2 = q2_collision()
     run = driver.simulate(MODEL, {"t0": q2["time"] + 1e-4}, RunControl(seed=0, t_end=1.0, dt=1.0))
     fig, ax = plt.subplots()
-    MODEL.draw(ax, run, 0)
+    drawing_of(MODEL).draw(ax, run, 0)
     boards = ax.collections[0]
     assert len(boards.get_paths()) == 223
     red = np.all(np.isclose(boards.get_edgecolors(), matplotlib.colors.to_rgba("tab:red")),

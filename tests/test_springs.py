@@ -18,7 +18,8 @@ from flocklab.models.springs.forces import (
     potential_energy,
     strains,
 )
-from flocklab.models.springs.integrators import INTEGRATORS, get_integrator, jacobi_pcg
+from flocklab.models.springs.integrators import INTEGRATORS, get_integrator
+from flocklab.models.springs.kernels import jacobi_pcg
 from flocklab.models.springs.run import energy_drift, integrate, settling_time
 from flocklab.models.springs.statics import static_equilibrium
 from flocklab.models.springs.structure import (

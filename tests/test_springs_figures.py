@@ -17,6 +17,7 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 import matplotlib.pyplot as plt
 
 from flocklab.config.study import ConfigError, validate_config
+from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.models.springs.figures import BAND, classify_limit
 from flocklab.stages.figures import make_figure, task_figure
@@ -47,7 +48,7 @@ def test_figure_of_a_task_the_model_does_not_draw_is_an_error(springs_config):
     springs_config["figures"]["springs_cost"] = {"kind": "task", "task": "springs_cost"}
     message = _error(springs_config)
     assert message.startswith("config key 'figures.springs_cost.task'")
-    assert "draws no figure of task 'cloth_cost'" in message
+    assert "task 'cloth_cost' draws no figure" in message
 
 
 @pytest.mark.parametrize(("options", "key"), [
@@ -68,10 +69,12 @@ def test_task_figure_takes_no_study_and_other_kinds_need_one(springs_config):
     assert "figures.springs_energy" in _error(springs_config)
 
 
-def test_default_model_draws_no_task_figure():
-    model = get_model("vicsek")
-    with pytest.raises(NotImplementedError, match="draws no figure of task 'q1'"):
-        model.draw_task(plt.figure(), {"task": "q1", "result": {}}, {})
+def test_a_task_without_a_figure_refuses_figure_options():
+    task = get_model("springs").task("cloth_cost")
+    with pytest.raises(ParameterError, match="draws no figure"):
+        task.resolve_figure({})
+    with pytest.raises(NotImplementedError, match="draws no figure"):
+        task.draw(plt.figure(), {"task": "cloth_cost", "result": {}}, {})
     plt.close("all")
 
 

@@ -12,6 +12,7 @@ import flocklab
 from flocklab.core.model import SimulationError
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import register
+from flocklab.figures.drawing import drawing_of
 from flocklab.models.springs import Springs
 from flocklab.models.springs.structure import chain, to_document
 
@@ -30,7 +31,7 @@ def test_issue_interface_runs_the_tongue():
     # the tip force's work goes into kinetic + elastic energy minus what the dampers take
     assert ds["total_energy"].values[0] == pytest.approx(0.0, abs=1e-12)
     assert np.all(np.diff(ds["total_energy"].values) <= 1e-9)   # dampers only remove energy
-    metrics = Springs().extra_metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, 0.0)
     assert metrics["stable"] == 1.0 and math.isnan(metrics["t_blowup"])
     assert -1.0 < metrics["energy_drift"] < 0.0
 
@@ -39,7 +40,7 @@ def test_absolute_damping_settles_at_the_static_equilibrium():
     ds = flocklab.simulate("springs", **{**TONGUE, "damping_kind": "absolute"},
                            integrator="semi_implicit_euler", dt=0.005, t_end=20.0, seed=1,
                            record_every=0.05)
-    metrics = Springs().extra_metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, 0.0)
     assert 0.0 < metrics["settling_time"] < 10.0
     assert ds["tip_distance"].values[-1] < 1e-6
     assert ds["tip_y"].values[-1] == pytest.approx(5 * (0.05 + 1.0 / 50.0), abs=1e-6)
@@ -51,7 +52,7 @@ def test_blow_up_raises_or_is_recorded():
         flocklab.simulate("springs", **unstable, dt=0.05, t_end=5.0, seed=1)
     ds = flocklab.simulate("springs", **unstable, on_blowup="record", dt=0.05, t_end=5.0,
                            seed=1)
-    metrics = Springs().extra_metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, 0.0)
     assert metrics["stable"] == 0.0 and 0.0 < metrics["t_blowup"] < 5.0
     after = ds["time"].values >= metrics["t_blowup"]
     assert np.all(np.isnan(ds["total_energy"].values[after]))
@@ -124,9 +125,10 @@ def test_draw_chain_on_ordinary_axes_and_cloth_in_3d():
 
     chain_run, cloth_run = _small_runs()
     model = Springs()
-    assert model.projection(chain_run) is None and model.projection(cloth_run) == "3d"
+    drawing = drawing_of(model)
+    assert drawing.projection(chain_run) is None and drawing.projection(cloth_run) == "3d"
     figure, ax = plt.subplots()
-    model.draw(ax, chain_run, 1, label="test")
+    drawing_of(model).draw(ax, chain_run, 1, label="test")
     assert not isinstance(ax, Axes3D) and len(ax.collections) == 1
     assert "t = 0.05 s" in ax.get_title() and ax.get_ylabel() == "y (m)"
     segments = ax.collections[0].get_segments()
@@ -139,7 +141,7 @@ def test_draw_chain_on_ordinary_axes_and_cloth_in_3d():
 
     figure = plt.figure()
     ax = figure.add_subplot(projection="3d")
-    model.draw(ax, cloth_run, 2, label="test")
+    drawing_of(model).draw(ax, cloth_run, 2, label="test")
     assert isinstance(ax, Axes3D) and "t = 0.1 s" in ax.get_title()
     system = model.build({**{p.name: p.default for p in model.parameters}, **CLOTH})
     points = np.stack([cloth_run[c].values[2] for c in ("x", "y", "z")], axis=-1)
@@ -158,7 +160,7 @@ def test_draw_chain_on_ordinary_axes_and_cloth_in_3d():
                                            everything[..., 2].max() + pad))
     before = (ax.get_xlim(), ax.get_ylim(), ax.get_zlim())
     ax.clear()
-    model.draw(ax, cloth_run, 0)
+    drawing_of(model).draw(ax, cloth_run, 0)
     assert (ax.get_xlim(), ax.get_ylim(), ax.get_zlim()) == before
     plt.close(figure)
 
@@ -187,23 +189,16 @@ def test_snapshot_figure_and_animation_use_the_model_projection():
         gc.collect()   # the unsaved animation warns when collected: here, under the filter
 
 
-def test_stability_report_has_both_limits():
-    report = Springs().stability({"integrator": "semi_implicit_euler"}, run_time=2.0,
-                                 min_steps=500)
-    assert report["dt_max_theory"] == pytest.approx(0.03767, rel=1e-3)
-    assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.03)
-    assert report["measurement"]["evaluations"][-1]["dt"] > 0
-
-
-def test_stability_command_writes_measured_and_theory_limits(tmp_path):
-    """``flocklab stability springs`` (the issue's interface): semi-implicit Euler on the
-    tongue, measured limit within 2 % of the linear-theory limit."""
+def test_stability_task_from_the_command_line(tmp_path, capsys):
+    """``flocklab task springs stability`` on the tongue with semi-implicit Euler: the
+    linear-theory limit 0.03767 s (to 1e-3) and the measured limit within 3 % of it."""
     import json
 
     from flocklab.cli.main import main
 
-    out = tmp_path / "stability.json"
-    assert main(["stability", "springs", "--integrator", "semi_implicit_euler",
-                 "--out", str(out)]) == 0
-    report = json.loads(out.read_text())
-    assert report["dt_max_measured"] == pytest.approx(report["dt_max_theory"], rel=0.02)
+    assert main(["task", "springs", "stability", "--methods", '["semi_implicit_euler"]',
+                 "--run-time", "2", "--min-steps", "500", "--out-dir", str(tmp_path)]) == 0
+    (row,) = json.loads((tmp_path / "result.json").read_text())["result"]["table"]
+    assert row["dt_theory"] == pytest.approx(0.03767, rel=1e-3)
+    assert row["dt_measured"] == pytest.approx(row["dt_theory"], rel=0.03)
+    assert (tmp_path / "stability.csv").exists()

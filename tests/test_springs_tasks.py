@@ -1,16 +1,23 @@
-"""The springs model's tasks (flocklab.models.springs.tasks): options checked before any job runs,
-the hook, and one small task against closed forms."""
+"""The springs model's tasks (flocklab.models.springs.tasks): options checked before any job
+runs, their declarations, and one small task against closed forms."""
 
 from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.models.springs import Springs
-from flocklab.models.springs.tasks import TASKS, attach, resolve_options, run_task
+from flocklab.models.springs.tasks import TASKS
+from flocklab.tasks import Task
+
+
+def run_task(model, name, params, options, out_dir):
+    task = model.task(name)
+    return task.run(model, params, task.resolve(params, options), Path(out_dir))
 
 
 @pytest.mark.parametrize(("task", "options", "key"), [
@@ -27,20 +34,22 @@ from flocklab.models.springs.tasks import TASKS, attach, resolve_options, run_ta
     ("orbit", {}, "task"),
 ])
 def test_bad_options_name_the_key(task, options, key):
+    model = Springs()
     with pytest.raises(ParameterError) as error:
-        resolve_options(task, options)
+        model.task(task).resolve(model.resolve({}), options)
     assert error.value.name == key
 
 
-def test_attach_gives_the_three_members_once(monkeypatch):
-    for name in ("tasks", "check_task", "run_task"):
-        monkeypatch.setattr(Springs, name, getattr(Springs, name))
-    attach(Springs)
-    assert set(Springs.tasks) == set(TASKS)
-    first = Springs.run_task
-    attach(Springs)  # already declared: untouched
-    assert Springs.run_task is first
-    Springs().check_task("stability", Springs().resolve({}), {"masses": [0.1]})
+def test_tasks_are_declared_objects_with_parameter_spec_options():
+    model = Springs()
+    assert model.tasks is TASKS and [task.name for task in TASKS] == \
+        ["stability", "cloth_cost", "accuracy"]
+    for task in model.tasks:
+        assert isinstance(task, Task)
+        assert all(isinstance(spec, ParameterSpec) for spec in task.options)
+    resolved = model.task("stability").resolve(model.resolve({}), {"masses": [0.1]})
+    assert resolved["masses"] == [0.1] and resolved["span"] == [0.01, 100.0]
+    assert model.task("accuracy").resolve_figure({}) == {"methods": None}
 
 
 def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import flocklab
+from flocklab.core import driver
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model, register
 from flocklab.models.zonal import Zonal, metrics
@@ -54,9 +55,9 @@ def test_schedule_survives_a_checkpoint_inside_a_stage():
     first = fresh()
     model.step(first, params, 0, 45)  # stops inside the second stage
     resumed = fresh()  # zone widths back at the start values until step() sets them
-    model.load_state(resumed, {k: v.copy() for k, v in model.state_arrays(first).items()})
+    driver.load_state(resumed, {k: v.copy() for k, v in driver.state_arrays(first).items()})
     model.step(resumed, params, 45, 35)
-    for name, value in model.state_arrays(whole).items():
+    for name, value in driver.state_arrays(whole).items():
         np.testing.assert_array_equal(resumed[name], value, err_msg=name)
 
 
@@ -110,7 +111,7 @@ def test_the_protocol_shows_collective_memory():
         ds = flocklab.simulate("zonal", **{**BASE, "N": 50, "delta_o": 0.0},
                                schedule=schedule, t_end=360.0, dt=0.1, record_every=1.0,
                                seed=seed)
-        memory = model.extra_metrics(ds, 0.0)
+        memory = model.metrics(ds, 0.0)
         found += memory["memory_hysteresis"] == 1.0 and memory["memory_gap_p"] > 0.5
     assert found >= 4
 

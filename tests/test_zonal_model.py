@@ -9,8 +9,10 @@ import pytest
 import xarray as xr
 
 import flocklab
+from flocklab.core import driver
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model, register
+from flocklab.figures.drawing import drawing_of
 from flocklab.models.zonal import Zonal
 
 register(Zonal)
@@ -59,18 +61,18 @@ def test_state_round_trip_through_checkpoint_arrays_continues_identically():
     model.step(whole, params, 0, 60)
     first = fresh()
     model.step(first, params, 0, 30)
-    saved = {name: value.copy() for name, value in model.state_arrays(first).items()}
+    saved = {name: value.copy() for name, value in driver.state_arrays(first).items()}
     resumed = fresh()
-    model.load_state(resumed, saved)
+    driver.load_state(resumed, saved)
     model.step(resumed, params, 30, 30)
-    for name, value in model.state_arrays(whole).items():
+    for name, value in driver.state_arrays(whole).items():
         np.testing.assert_array_equal(resumed[name], value, err_msg=name)
 
 
 def test_hunt_outputs_metrics_and_drawing(tmp_path):
     ds = flocklab.simulate("zonal", **HUNT, t_end=40.0, dt=0.1, snapshot_every=5.0, seed=2)
     model = get_model("zonal")
-    metrics = model.extra_metrics(ds, burn_in=5.0)
+    metrics = model.metrics(ds, burn_in=5.0)
     assert set(metrics) == {m.name for m in model.run_metrics}
     captured = np.isfinite(ds["capture_time"].values)
     assert metrics["captures"] == captured.sum() >= 1
@@ -84,7 +86,7 @@ def test_hunt_outputs_metrics_and_drawing(tmp_path):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots()
-    model.draw(ax, ds, ds.sizes["frame"] - 1, trail=2, label="hunt")
+    drawing_of(model).draw(ax, ds, ds.sizes["frame"] - 1, trail=2, label="hunt")
     fig.savefig(tmp_path / "frame.png")
     plt.close(fig)
     assert (tmp_path / "frame.png").stat().st_size > 1000

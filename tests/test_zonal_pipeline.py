@@ -9,7 +9,6 @@ and the capture count agreeing with the surviving share.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -18,43 +17,16 @@ import pytest
 import xarray as xr
 from test_pipeline import snakemake
 
-import flocklab
-
 pytestmark = pytest.mark.pipeline
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "config" / "zonal_test.yaml"
-ENTRY_POINT = "[flocklab.models]\nzonal = flocklab.models.zonal:Zonal\n"
-
-
-def _register_zonal(directory: Path) -> str | None:
-    """Put a .dist-info registering the zonal model on PYTHONPATH when the installed
-    metadata does not list it yet (before the entry point is in pyproject.toml); return the
-    previous PYTHONPATH to restore, or None when nothing was changed."""
-    if "zonal" in flocklab.available_models():
-        return None
-    info = directory / "flocklab_zonal_test-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: flocklab-zonal-test\n"
-                                   "Version: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINT)
-    previous = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"),
-                                                             str(directory), previous]))
-    return previous
-
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("zonal_pipeline")
-    previous = _register_zonal(tmp_path_factory.mktemp("zonal_entry_point"))
-    try:
-        config = workdir / "config.yaml"
-        shutil.copy(CONFIG, config)
-        snakemake(workdir, "--configfile", str(config), "--cores", "2")
-    finally:
-        if previous is not None:
-            os.environ["PYTHONPATH"] = previous
+    config = workdir / "config.yaml"
+    shutil.copy(CONFIG, config)
+    snakemake(workdir, "--configfile", str(config), "--cores", "2")
     return workdir / "results"
 
 

@@ -268,6 +268,6 @@ def test_danger_metrics_come_from_the_run_file():
     assert np.array_equal(np.isfinite(ranks), captured)
     assert np.all(ds["capture_domain"].values[captured] > 0)
     assert np.all((ranks[captured] >= 0) & (ranks[captured] <= 1))
-    run_metrics = get_model("zonal").extra_metrics(ds, 0.0)
+    run_metrics = get_model("zonal").metrics(ds, 0.0)
     assert run_metrics["danger_rank"] == pytest.approx(ranks[captured].mean(), rel=1e-12)
     assert run_metrics["danger_share"] == pytest.approx(np.mean(ranks[captured] >= 0.75))

@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|metrics|fit|stability|params|check-config|dragon``.
+"""Command line: ``flocklab simulate|task|metrics|fit|params|check-config``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -15,8 +15,10 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.cli.task import add_task_parser, run_task_command
 from flocklab.core.model import Model, SimulationError
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.provenance import package_version
@@ -45,20 +47,23 @@ def _json_value(text: str) -> object:
 _json_value.__name__ = "JSON"
 
 
-def _add_parameter(parser: argparse.ArgumentParser, spec: ParameterSpec) -> None:
+def _add_parameter(parser: Any, spec: ParameterSpec, prefix: str = "") -> None:
+    """One option for the declared parameter (or task option) ``spec``, stored under
+    ``prefix + spec.name``; its help gives the meaning, unit, range and default."""
     help_text = (f"{spec.description} [{spec.unit}]; {spec.range_text()}; "
                  f"default {json.dumps(spec.default)}").replace("%", "%%")
-    options = _spellings(spec.name)
+    options = _spellings(prefix + spec.name)
+    dest = prefix + spec.name
     if spec.kind == "choice":
-        parser.add_argument(*options, dest=spec.name, choices=spec.choices, help=help_text)
+        parser.add_argument(*options, dest=dest, choices=spec.choices, help=help_text)
     elif spec.kind == "json":
-        parser.add_argument(*options, dest=spec.name, type=_json_value, metavar="JSON",
+        parser.add_argument(*options, dest=dest, type=_json_value, metavar="JSON",
                             help=help_text)
     elif spec.kind == "bool":
-        parser.add_argument(*options, dest=spec.name, action=argparse.BooleanOptionalAction,
+        parser.add_argument(*options, dest=dest, action=argparse.BooleanOptionalAction,
                             default=None, help=help_text)
     else:
-        parser.add_argument(*options, dest=spec.name, type=_number(spec.kind),
+        parser.add_argument(*options, dest=dest, type=_number(spec.kind),
                             metavar="VALUE", help=help_text)
 
 
@@ -124,34 +129,15 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
     models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
     _add_model_parsers(models, model or None if model != "" else None)
-    _add_stability_parser(commands, model)
+    add_task_parser(commands, model or None if model != "" else None, _add_parameter)
     _add_metrics_parser(commands)
     _add_fit_parser(commands)
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
-    commands.add_parser("dragon", help="the 2024 CUMCM bench-dragon questions "
-                                       "(flocklab dragon --help)", add_help=False)
     check = commands.add_parser("check-config", help="validate a workflow config file")
     check.add_argument("config", help="YAML config file")
     return parser
-
-
-def _add_stability_parser(commands: argparse._SubParsersAction, model: str | None) -> None:
-    stability = commands.add_parser(
-        "stability", help="largest stable time step, measured and from linear theory, of a "
-                          "model that offers it (e.g. springs)")
-    stable_models = stability.add_subparsers(dest="model", required=True, metavar="MODEL")
-    # Only the named model's module is imported when a model is named (as for simulate).
-    for name in available_models() if not model else [model]:
-        cls = type(get_model(name))
-        if not hasattr(cls, "stability"):
-            continue
-        sub = stable_models.add_parser(name, help=cls.description)
-        for spec in cls.parameters:
-            _add_parameter(sub, spec)
-        sub.add_argument("--out", required=True, help="output JSON file (dt_max_measured, "
-                                                      "dt_max_theory, ...)")
 
 
 def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
@@ -244,12 +230,8 @@ def _fit(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["dragon"]:  # the contest questions have a command line of their own
-        from flocklab.models.dragon_chain.cli import main as dragon_main
-
-        return dragon_main(argv[1:])
     wanted = None
-    for verb in ("simulate", "stability"):
+    for verb in ("simulate", "task"):
         if verb in argv[:-1]:
             wanted = argv[argv.index(verb) + 1]
     parser = build_parser(wanted if wanted in available_models() else "")
@@ -269,16 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.burn_in >= 0:
                 raise ParameterError("burn_in", "'--burn-in' must be >= 0")
             run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
-        elif args.command == "stability":
-            from flocklab.core.io import write_json
-
-            instance = get_model(args.model)
-            given = {spec.name: getattr(args, spec.name) for spec in instance.parameters
-                     if getattr(args, spec.name) is not None}
-            report = instance.stability(given)
-            write_json(report, args.out)
-            print(json.dumps({key: report[key] for key in ("dt_max_measured", "dt_max_theory")
-                              if key in report}))
+        elif args.command == "task":
+            run_task_command(args)
         elif args.command == "fit":
             _fit(args)
         elif args.command == "params":

@@ -252,7 +252,7 @@ def design_points(model_name: str, fixed: Mapping[str, Any], design: Design,
     model = get_model(model_name)
     base = model.resolve(fixed)
     derived_last = sorted(range(len(design.names)),
-                          key=lambda i: design.names[i] in model.factor_targets)
+                          key=lambda i: model.factor_target(design.names[i]) != design.names[i])
     points = []
     for row in design.values:
         params = dict(base)
@@ -359,7 +359,7 @@ def _check_points(where: str, study: Study, model: Any) -> None:
     for point in study.points():
         try:
             params = study.params(point)
-            model.check_control(params, study.grid(point))
+            model.check(params, study.grid(point))
         except ParameterError as error:
             source = f"{where}.params" + (f".{error.name}" if error.name in study.fixed else "")
             for number, axis in enumerate(study.axes):
@@ -522,7 +522,7 @@ def design_spec(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str
     baseline = {}
     for factor in factors:
         target = model.factor_target(factor.name)
-        baseline[factor.name] = (model.derived(base)[factor.name][0] if target != factor.name
+        baseline[factor.name] = (model.derived(base)[factor.name] if target != factor.name
                                  else base[factor.name])
     # Every level or range end must be a valid parameter value at the baseline.
     for factor in factors:
@@ -612,7 +612,7 @@ def _check_task_figure(where: str, figure: Mapping[str, Any],
     entry = tasks[figure["task"]]
     model = get_model(entry["model"])
     try:
-        model.check_task_figure(entry["task"], figure["options"])
+        model.task(entry["task"]).resolve_figure(figure["options"])
     except ParameterError as error:
         key = f"options.{error.name}" if error.name in figure["options"] else "task"
         raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
@@ -759,11 +759,12 @@ def _check_tasks(config: Mapping[str, Any]) -> None:
             model = get_model(entry["model"])
         except ParameterError as error:
             raise ConfigError(f"config key '{where}.model': {error.message}") from None
-        if entry["task"] not in model.tasks:
-            raise ConfigError(f"config key '{where}.task': model '{model.name}' has no task "
-                              f"'{entry['task']}'; allowed: {', '.join(model.tasks) or 'none'}")
         try:
-            model.check_task(entry["task"], model.resolve(entry["params"]), entry["options"])
+            task = model.task(entry["task"])
+        except ParameterError as error:
+            raise ConfigError(f"config key '{where}.task': {error.message}") from None
+        try:
+            task.resolve(model.resolve(entry["params"]), entry["options"])
         except ParameterError as error:
             section = "options" if error.name in entry["options"] else "params"
             raise ConfigError(f"config key '{where}.{section}.{error.name}': "

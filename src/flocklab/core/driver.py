@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.core.model import Model, SimulationError
+from flocklab.core.model import IntervalModel, Model, SimulationError
 from flocklab.core.progress import Progress
 from flocklab.core.record import RunRecord
 from flocklab.core.time import RunControl, TimeGrid
@@ -62,8 +62,22 @@ def check_memory(model: Model, params: Mapping[str, Any], grid: TimeGrid) -> Non
             f"{json.dumps(dict(params), sort_keys=True, default=str)}, {grid.steps} steps)")
 
 
-def _finite(model: Model, state: dict) -> bool:
-    return all(np.isfinite(values).all() for values in model.state_arrays(state).values()
+def state_arrays(state: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The arrays that make up a model's state: its :class:`numpy.ndarray` entries whose
+    names do not start with ``_`` (checkpoint contents, finiteness check)."""
+    return {name: value for name, value in state.items()
+            if isinstance(value, np.ndarray) and not name.startswith("_")}
+
+
+def load_state(state: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    """Overwrite the state arrays of ``state`` (fresh from ``initial_state``) in place with
+    saved ones, ``name -> array`` as :func:`state_arrays` gave them."""
+    for name, value in state_arrays(state).items():
+        value[...] = arrays[name]
+
+
+def _finite(state: Mapping[str, Any]) -> bool:
+    return all(np.isfinite(values).all() for values in state_arrays(state).values()
                if values.dtype.kind == "f")
 
 
@@ -72,7 +86,7 @@ def prepare(model: Model, params: Mapping[str, Any], control: RunControl
     """Resolved parameters and the checked step schedule of a run (no run started)."""
     resolved = model.resolve(params)
     grid = control.grid(model)
-    model.check_control(resolved, grid)
+    model.check(resolved, grid)
     return resolved, grid
 
 
@@ -92,7 +106,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
         Progress bar on stderr (``None``: only on a terminal).
     checkpoint : Checkpoint, optional
         Save the state every ``checkpoint.every`` steps and resume from a matching
-        checkpoint (ignored by models that declare ``supports_checkpoint = False``).
+        checkpoint (ignored by an :class:`~flocklab.core.model.IntervalModel`).
 
     Raises
     ------
@@ -103,38 +117,53 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     """
     p, grid = prepare(model, params, control)
     check_memory(model, p, grid)
-    rng = np.random.default_rng(control.seed)
-    state = model.initial_state(p, rng)
+    state = model.initial_state(p, np.random.default_rng(control.seed))
     state["_dt"] = grid.dt
     record = RunRecord.allocate(model, p, grid)
-    record.store(0, model, state, p)
-    if not model.supports_checkpoint:
-        checkpoint = None
-    step = _resume(model, state, record, checkpoint)
-    chunk = model.chunk_steps(p, grid)
-    bar = Progress(grid.steps, label=f"{model.name}", enabled=progress)
     started = time.perf_counter()
+    if isinstance(model, IntervalModel):
+        record.extra = model.solve(state, p, record)
+        _check_finite(model, state, p, control, 0, grid.steps, grid)
+    else:
+        _step_through(model, state, p, control, record, checkpoint, progress)
+        record.extra = model.run_outputs(state, p)
+    record.loop_seconds = time.perf_counter() - started
+    record.set_attrs(p, control)
+    return record
+
+
+def _step_through(model: Model, state: dict, p: dict[str, Any], control: RunControl,
+                  record: RunRecord, checkpoint: Checkpoint | None,
+                  progress: bool | None) -> None:
+    """The chunked time loop: advance, check, checkpoint, report progress."""
+    grid = record.grid
+    step = _resume(state, record, checkpoint)
+    if step == 0:
+        record.store(0, model, state, p)
+    chunk = max(1, min(grid.steps, model.chunk_updates // max(1, model.entity_count(p))))
+    bar = Progress(grid.steps, label=f"{model.name}", enabled=progress)
     while step < grid.steps:
         k = min(chunk, grid.steps - step)
         if checkpoint is not None:
             k = min(k, checkpoint.next_step(step) - step)
         model.advance(state, p, step, k, record)
         step += k
-        if not _finite(model, state):
-            raise SimulationError(
-                f"{model.name} simulation became non-finite in t = ({(step - k) * grid.dt:g}, "
-                f"{step * grid.dt:g}] {grid.units} (steps {step - k}-{step}; parameters "
-                f"{json.dumps(p, sort_keys=True, default=str)}, seed {control.seed})")
+        _check_finite(model, state, p, control, step - k, step, grid)
         if checkpoint is not None and step % checkpoint.every == 0 and step < grid.steps:
             checkpoint.save(step, {**{f"state.{name}": value for name, value
-                                      in model.state_arrays(state).items()},
+                                      in state_arrays(state).items()},
                                    **record.checkpoint_arrays()})
         bar.update(step)
     bar.close()
-    record.loop_seconds = time.perf_counter() - started
-    record.extra = model.extra_outputs(state, p)
-    record.set_attrs(p, control)
-    return record
+
+
+def _check_finite(model: Model, state: dict, p: Mapping[str, Any], control: RunControl,
+                  first: int, last: int, grid: TimeGrid) -> None:
+    if not _finite(state):
+        raise SimulationError(
+            f"{model.name} simulation became non-finite in t = ({first * grid.dt:g}, "
+            f"{last * grid.dt:g}] {grid.units} (steps {first}-{last}; parameters "
+            f"{json.dumps(p, sort_keys=True, default=str)}, seed {control.seed})")
 
 
 def simulate(model: Model, params: Mapping[str, Any], control: RunControl, *,
@@ -144,13 +173,13 @@ def simulate(model: Model, params: Mapping[str, Any], control: RunControl, *,
     return run(model, params, control, progress=progress, checkpoint=checkpoint).to_xarray()
 
 
-def _resume(model: Model, state: dict, record: RunRecord,
+def _resume(state: dict, record: RunRecord,
             checkpoint: Checkpoint | None) -> int:
     saved = checkpoint.load() if checkpoint is not None else None
     if saved is None:
         return 0
     step, arrays = saved
-    model.load_state(state, {name.removeprefix("state."): value for name, value
-                             in arrays.items() if name.startswith("state.")})
+    load_state(state, {name.removeprefix("state."): value for name, value in arrays.items()
+                       if name.startswith("state.")})
     record.load_checkpoint(arrays)
     return step

@@ -1,62 +1,72 @@
-r"""The contract every model implements: declarations, hooks, run controls.
+r"""The model contract: declarations, a few dynamics hooks, and lookups built on them.
 
-A model is a subclass of :class:`Model` that *declares* what it is and what it records,
-and implements a few small *hooks*; the shared driver (:mod:`flocklab.core.driver`) owns the
-time loop — chunking, progress, the finiteness check, checkpoint save/resume, the record
-and snapshot schedules — and packages the result as a :class:`~flocklab.core.record.RunRecord`
-(a netCDF file, or an :class:`xarray.Dataset` through ``to_xarray``). Stages, rules, the
-config schema, figures and captions read only these declarations, never a model's name.
+A model is a subclass of :class:`Model` that *declares* what it is and what it records and
+implements a handful of *hooks*; the shared driver (:mod:`flocklab.core.driver`) owns the
+time loop (chunking, progress, the finiteness check, checkpoints, the record and snapshot
+schedules) and returns a :class:`~flocklab.core.record.RunRecord`. Stages, rules, the config
+schema, figures and captions read only these declarations, never a model's name. This
+module imports neither the driver nor any kernel: looking a model up costs its declarations.
 
 Subclass contract
 -----------------
 Declarations (class attributes):
 
 ``name, description, reference, title``
-    Registry name, one-line description, literature reference, file title.
+    Registry name, one-line description, literature reference (author, title, venue, year),
+    run-file title.
 ``parameters``
-    Tuple of :class:`~flocklab.core.parameters.ParameterSpec`: scalars (``int``, ``float``,
-    ``choice``, ``bool``) and structured values (``kind="json"`` with a JSON-schema
-    fragment, e.g. a list of obstacles), validated by :meth:`resolve` before any job runs.
-``time_mode``
-    ``"steps"`` (integer steps, ``dt = 1``, time in ``"step"``) or ``"continuous"``
-    (``t_end`` and ``dt`` in :attr:`time_units`; :attr:`default_dt` when ``dt`` is omitted).
-``observables``, ``primary_observable``
+    :class:`~flocklab.core.parameters.ParameterSpec` tuple: scalars (``int``, ``float``,
+    ``choice``, ``bool``) and structured values (``kind="json"`` with a JSON-schema fragment).
+``time_mode, time_units, default_dt``
+    ``"steps"`` (integer steps, ``dt = 1``) or ``"continuous"`` (``t_end`` and ``dt`` in
+    ``time_units``; ``default_dt`` when ``dt`` is omitted).
+``observables, primary_observable``
     Time series recorded on ``time`` (:class:`Observable`) and the order-like one whose
-    moments, susceptibility, Binder cumulant and first-passage time the metrics compute.
+    moments, susceptibility, Binder cumulant and first-passage time the summary computes.
 ``size_parameter``
-    Parameter multiplying the variance in the susceptibility :math:`\chi = N\,\mathrm{var}`
-    (``None``: :math:`\chi` is not computed).
+    Parameter N of the susceptibility :math:`\chi = N\,\mathrm{var}` (``None``: no χ).
 ``critical_controls``
-    Parameters (or derived coordinates) a critical fit may use (:class:`CriticalControl`).
-``snapshot_variables``, ``entity_dim``
-    Per-entity arrays recorded in frames, on (``frame``, :attr:`entity_dim`).
+    Coordinates a critical fit may use (:class:`CriticalControl`).
+``entity_dim, snapshot_variables``
+    Per-entity arrays recorded in frames, on (``frame``, ``entity_dim``).
 ``run_metrics``
-    Per-run scalars the model adds through :meth:`extra_metrics` (:class:`Metric`).
-``factor_targets``
-    Derived factors a sensitivity study may vary and the parameter each sets.
+    Per-run scalars that :meth:`metrics` computes from a run file (:class:`Metric`).
+``derived_quantities``
+    Scalars computed from the parameters and written with every run, usable as figure and
+    critical-fit coordinates (:class:`DerivedQuantity`, e.g. the density :math:`N/L^2`).
+``derived_factors``
+    Factors a sensitivity study may vary that set a parameter (:class:`DerivedFactor`).
+``tasks``
+    Named computations besides time runs (:class:`flocklab.tasks.Task` instances).
+``drawing``
+    How a run is drawn: a :class:`flocklab.figures.drawing.Drawing` subclass or its
+    ``"module:Class"`` path (imported only when a figure is drawn); ``None`` draws the
+    entities' ``x``, ``y`` as points.
 
-Hooks (the driver calls them in this order):
+Hooks, in the order the driver calls them:
 
-:meth:`check` (cross-parameter rules) → :meth:`initial_state` → (:meth:`advance` ⟶
-:meth:`step`, :meth:`observe`, :meth:`snapshot`) per chunk → :meth:`state_arrays` /
-:meth:`load_state` for checkpoints → :meth:`extra_outputs` → :meth:`extra_metrics` (later,
-at study level, from the run file). :meth:`entity_count`, :meth:`resources`,
-:meth:`chunk_steps`, :meth:`derived` and :meth:`draw` describe a run without running it.
-:meth:`check_task` / :meth:`run_task` run the named computations in :attr:`tasks`;
-:meth:`check_task_figure` / :meth:`draw_task` draw a task's result (figure kind ``task``)
-for the tasks in :attr:`task_figures`.
-A model with a whole-interval solver (``solve_ivp`` over ``[0, t_end]``) sets
-``supports_checkpoint = False`` and overrides :meth:`chunk_steps` to return all steps.
+:meth:`check` (cross-parameter rules; with the run's :class:`~flocklab.core.time.TimeGrid`
+once it is known) → :meth:`initial_state` → per chunk :meth:`advance` (by default
+:meth:`step` between records, :meth:`observe` and :meth:`snapshot` at them) →
+:meth:`run_outputs` (run-level variables) → later, from the written file,
+:meth:`metrics`. :meth:`entity_count` and :meth:`resources` describe a run without running
+it. A model whose solver integrates the whole interval at once (``solve_ivp`` over
+:math:`[0, t_{end}]`) subclasses :class:`IntervalModel` and implements :meth:`IntervalModel.solve`
+instead of the stepping hooks.
+
+State: :meth:`initial_state` returns a dict; its :class:`numpy.ndarray` entries whose names
+do not start with ``_`` are the state the driver checks for finiteness and checkpoints;
+everything else is work space rebuilt by :meth:`initial_state`.
 
 References
 ----------
-Style after scipy.integrate's ``OdeSolver`` (subclass contract in the base docstring) and
-HOOMD-blue (state, operations and writers apart).
+Style after scipy.integrate's ``OdeSolver`` (the subclass contract in the base docstring)
+and HOOMD-blue (state, operations and writers apart).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -69,7 +79,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from flocklab.core.record import RunRecord
     from flocklab.core.time import TimeGrid
+    from flocklab.tasks import Task
 
+#: A run-level variable: ``(dims, values, attrs)``.
+Output = tuple[tuple[str, ...], np.ndarray, dict[str, str]]
 
 
 class SimulationError(RuntimeError):
@@ -183,6 +196,48 @@ class Resources:
 # --------------------------------------------------------------------------- the model
 
 
+@dataclass(frozen=True)
+class DerivedQuantity:
+    """A scalar computed from the parameters, written with every run.
+
+    Parameters
+    ----------
+    name, long_name, units, symbol : str
+        Attribute name, description, unit and LaTeX symbol (without dollars).
+    value : callable
+        ``value(params) -> float`` of the resolved parameters.
+    """
+
+    name: str
+    long_name: str
+    units: str
+    symbol: str
+    value: Callable[[Mapping[str, Any]], float]
+
+    def attrs(self) -> dict[str, str]:
+        return {"long_name": self.long_name, "units": self.units, "symbol": self.symbol}
+
+
+@dataclass(frozen=True)
+class DerivedFactor:
+    """A factor a sensitivity study may vary that sets a model parameter.
+
+    Parameters
+    ----------
+    name : str
+        Factor name in the config (e.g. ``"density"``).
+    target : str
+        The parameter it sets (e.g. ``"N"``).
+    setting : callable
+        ``setting(params, value) -> target value``, given the other resolved parameters
+        (e.g. :math:`N = \\max(1, \\mathrm{round}(\rho L^2))`).
+    """
+
+    name: str
+    target: str
+    setting: Callable[[Mapping[str, Any], float], Any]
+
+
 class Model:
     """Base class of a registered model (the subclass contract is in the module docstring)."""
 
@@ -201,48 +256,43 @@ class Model:
     entity_dim: ClassVar[str] = "particle"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {}
     run_metrics: ClassVar[tuple[Metric, ...]] = ()
-    factor_targets: ClassVar[dict[str, str]] = {}
-    supports_checkpoint: ClassVar[bool] = True
-    #: Named computations besides time runs, ``name -> one-line description`` (e.g. the
-    #: contest questions of the bench dragon); see :meth:`run_task`.
-    tasks: ClassVar[dict[str, str]] = {}
-    #: Tasks whose result the model draws (figure kind ``task``), ``task -> one-line
-    #: description of the drawing`` (the report caption); see :meth:`draw_task`.
-    task_figures: ClassVar[dict[str, str]] = {}
-    #: Entity-updates per chunk between progress reports and finiteness checks.
+    derived_quantities: ClassVar[tuple[DerivedQuantity, ...]] = ()
+    derived_factors: ClassVar[tuple[DerivedFactor, ...]] = ()
+    tasks: ClassVar[tuple[Task, ...]] = ()
+    drawing: ClassVar[str | type | None] = None
+    #: Entity-updates per chunk between progress reports, finiteness checks and checkpoints.
     chunk_updates: ClassVar[int] = 1 << 22
 
-    # ----------------------------------------------------------------- parameters
+    # ----------------------------------------------------------------- lookups
 
     def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults filled, types coerced, ranges and cross-rules checked."""
+        """Parameters with defaults filled, types coerced, ranges and cross-rules checked.
+
+        Raises
+        ------
+        ParameterError
+            Naming the offending parameter.
+        """
         params = resolve_parameters(self.parameters, given)
         self.check(params)
         return params
 
-    def check(self, params: dict[str, Any]) -> None:
-        """Cross-parameter rules (override); raise ParameterError naming the key."""
-
-    def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
-        """Rules that involve the time step (override), e.g. a maximum ``dt``."""
-
     def spec(self, name: str) -> ParameterSpec:
+        """The declaration of parameter ``name`` (KeyError if there is none)."""
         for spec in self.parameters:
             if spec.name == name:
                 return spec
         raise KeyError(name)
 
-    def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
-        """Derived scalars ``name -> (value, attrs)`` written with every run (e.g. density)."""
-        return {}
-
     def observable(self, name: str) -> Observable:
+        """The declaration of observable ``name`` (KeyError if there is none)."""
         for observable in self.observables:
             if observable.name == name:
                 return observable
         raise KeyError(name)
 
     def critical_control(self, key: str) -> CriticalControl:
+        """The declared critical control ``key`` (ParameterError naming the allowed ones)."""
         for control in self.critical_controls:
             if control.key == key:
                 return control
@@ -250,39 +300,70 @@ class Model:
         raise ParameterError("control", f"model '{self.name}' has no critical control "
                                         f"'{key}'; allowed: {allowed}")
 
-    # ----------------------------------------------------------------- sensitivity factors
+    def task(self, name: str) -> Task:
+        """The declared task ``name`` (ParameterError naming the allowed ones)."""
+        for task in self.tasks:
+            if task.name == name:
+                return task
+        allowed = ", ".join(task.name for task in self.tasks) or "none"
+        raise ParameterError("task", f"model '{self.name}' has no task '{name}'; "
+                                     f"allowed: {allowed}")
+
+    def derived(self, params: Mapping[str, Any]) -> dict[str, float]:
+        """Value of every :attr:`derived_quantities` entry for resolved ``params``."""
+        return {quantity.name: quantity.value(params) for quantity in self.derived_quantities}
 
     def factor_names(self) -> list[str]:
         """Names a sensitivity study may vary: numeric parameters and derived factors."""
         numeric = [spec.name for spec in self.parameters if spec.kind in ("int", "float")]
-        return [*numeric, *self.factor_targets]
+        return [*numeric, *(factor.name for factor in self.derived_factors)]
 
     def factor_target(self, name: str) -> str:
         """The model parameter that factor ``name`` sets."""
-        return self.factor_targets.get(name, name)
+        for factor in self.derived_factors:
+            if factor.name == name:
+                return factor.target
+        return name
 
     def set_factor(self, params: dict[str, Any], name: str, value: float) -> None:
         """Set factor ``name`` to ``value`` in ``params`` (integers rounded)."""
-        if name in self.factor_targets:
-            self.set_derived_factor(params, name, value)
-            return
+        for factor in self.derived_factors:
+            if factor.name == name:
+                params[factor.target] = factor.setting(params, value)
+                return
         spec = self.spec(name)
         params[name] = round(value) if spec.kind == "int" else float(value)
 
-    def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
-        """Map a derived factor onto the model parameters (override with factor_targets)."""
-        raise ParameterError(name, f"model '{self.name}' cannot vary '{name}'")
-
     # ----------------------------------------------------------------- hooks
 
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """Cross-parameter rules (override); raise ParameterError naming the key.
+
+        Called with ``grid = None`` whenever parameters are resolved, and again with the
+        run's step schedule before a run starts (for rules on the time step or run length).
+        """
+
     def entity_count(self, params: Mapping[str, Any]) -> int:
-        """Number of entities (particles, agents, ...) on :attr:`entity_dim`."""
+        """Number of entities on :attr:`entity_dim` (default: parameter ``N``)."""
         return int(params["N"])
 
+    def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
+        """Peak memory and run-time estimate of one run (override for a sharper one).
+
+        Default: 16 float64 words per entity of state and work space, the recorded series
+        and frames, twice over for the copy made when the file is written; run time at 10⁶
+        entity-updates per second.
+        """
+        n = self.entity_count(params)
+        frames = len(grid.frame_steps) * max(1, len(self.snapshot_variables)) * n
+        series = len(grid.record_steps) * len(self.observables)
+        memory = 8 * (16 * n + 2 * (frames + series))
+        return Resources(memory, n * grid.steps / 1.0e6)
+
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
-        """The state at ``t = 0`` as a dict; arrays whose names do not start with ``_``
-        are the checkpointed state. The driver adds ``state["_dt"]``, the time step, before
-        the first :meth:`step`; the time of global step ``k`` is ``k * state["_dt"]``."""
+        """The state at ``t = 0`` (see the module docstring). The driver adds
+        ``state["_dt"]``, the time step; the time of global step ``k`` is
+        ``k * state["_dt"]``."""
         raise NotImplementedError
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
@@ -306,8 +387,7 @@ class Model:
         it and writes ``record.series`` / ``record.frames`` itself.
         """
         step = first_step
-        events = record.event_steps(first_step, first_step + k)
-        for target in events:
+        for target in record.event_steps(first_step, first_step + k):
             if target > step:
                 self.step(state, params, step, int(target - step))
                 step = int(target)
@@ -315,100 +395,25 @@ class Model:
         if step < first_step + k:
             self.step(state, params, step, first_step + k - step)
 
-    def chunk_steps(self, params: Mapping[str, Any], grid: TimeGrid) -> int:
-        """Steps per chunk between progress reports, finiteness checks and checkpoints."""
-        return max(1, min(grid.steps, self.chunk_updates // max(1, self.entity_count(params))))
-
-    def state_arrays(self, state: dict) -> dict[str, np.ndarray]:
-        """Arrays that make up the state (checkpoint contents, finiteness check)."""
-        return {name: value for name, value in state.items()
-                if isinstance(value, np.ndarray) and not name.startswith("_")}
-
-    def load_state(self, state: dict, arrays: Mapping[str, np.ndarray]) -> None:
-        """Overwrite ``state`` (fresh from :meth:`initial_state`) with checkpointed arrays."""
-        for name, value in self.state_arrays(state).items():
-            value[...] = arrays[name]
-
-    def extra_outputs(self, state: dict, params: Mapping[str, Any]
-                      ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
+    def run_outputs(self, state: dict, params: Mapping[str, Any]) -> dict[str, Output]:
         """Run-level variables ``name -> (dims, values, attrs)`` written at the end."""
         return {}
 
-    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        """Values of :attr:`run_metrics` from a run file's contents (pure function)."""
+    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+        """Values of :attr:`run_metrics` from a run file's contents (a pure function)."""
         return {}
 
-    def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
-        """Peak memory and run-time estimate of one run (override for a sharper one).
 
-        Default: 16 float64 words per entity of state and work space, the recorded
-        series and frames, twice over for the copy made when the file is written; run
-        time at 10⁶ entity-updates per second.
-        """
-        n = self.entity_count(params)
-        frames = len(grid.frame_steps) * max(1, len(self.snapshot_variables)) * n
-        series = len(grid.record_steps) * len(self.observables)
-        memory = 8 * (16 * n + 2 * (frames + series))
-        return Resources(memory, n * grid.steps / 1.0e6)
+class IntervalModel(Model):
+    """A model whose solver integrates the whole interval :math:`[0, t_{end}]` at once.
 
-    def check_task(self, task: str, params: Mapping[str, Any],
-                   options: Mapping[str, Any]) -> None:
-        """Validate a task's options before any job runs (override); raise ParameterError
-        naming the option."""
-        if options:
-            name = next(iter(options))
-            raise ParameterError(name, f"task '{task}' of model '{self.name}' takes no "
-                                       f"option '{name}'")
+    It implements :meth:`initial_state` and :meth:`solve` instead of the stepping hooks;
+    the driver calls :meth:`solve` once, so its runs are not chunked or checkpointed.
+    """
 
-    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
-                 out_dir: str) -> dict[str, Any]:
-        """Run task ``task`` and return its result as a JSON-ready document; tables and
-        other files it makes go into ``out_dir`` (override when :attr:`tasks` is set)."""
-        raise NotImplementedError(f"model '{self.name}' has no tasks")
-
-    def check_task_figure(self, task: str, options: Mapping[str, Any]) -> None:
-        """Validate the options of a figure of task ``task`` before any job runs (override
-        to accept options); raise ParameterError naming the option.
-
-        The default accepts a task in :attr:`task_figures` with no options.
-        """
-        if task not in self.task_figures:
-            raise ParameterError("task", f"model '{self.name}' draws no figure of task "
-                                         f"'{task}'; it draws: "
-                                         f"{', '.join(self.task_figures) or 'none'}")
-        if options:
-            name = next(iter(options))
-            raise ParameterError(name, f"figures of task '{task}' of model '{self.name}' "
-                                       f"take no option '{name}'")
-
-    def draw_task(self, fig: Any, document: Mapping[str, Any],
-                  options: Mapping[str, Any]) -> None:
-        """Draw a task's result on the empty matplotlib figure ``fig`` (override with
-        :attr:`task_figures`).
-
-        ``document`` is the task's ``result.json`` as written by the *task* stage (keys
-        ``task``, ``parameters``, ``options``, ``result``); ``options`` is the figure's
-        ``options`` as checked by :meth:`check_task_figure`. The hook adds its own axes
-        (and may resize ``fig``); the stage sets the title and saves.
-        """
-        raise NotImplementedError(f"model '{self.name}' draws no figure of task "
-                                  f"'{document.get('task')}'")
-
-    def projection(self, run: xr.Dataset) -> str | None:
-        """Matplotlib projection of the axes :meth:`draw` needs for ``run`` (override).
-
-        ``None`` (the default) means ordinary 2-D axes; e.g. ``"3d"`` makes the figure
-        stage create :class:`mpl_toolkits.mplot3d.axes3d.Axes3D` for snapshots and
-        animation frames of that run.
-        """
-        return None
-
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Draw frame ``frame`` of a run on matplotlib axes ``ax`` (override).
-
-        The default draws entity positions ``x``, ``y`` as points.
-        """
-        ax.plot(run["x"].values[frame], run["y"].values[frame], ".", ms=3)
-        ax.set_aspect("equal")
-        ax.set_title(f"{label} t = {run['frame'].values[frame]:g}".strip(), fontsize=9)
+    def solve(self, state: dict, params: Mapping[str, Any], record: RunRecord
+              ) -> dict[str, Output]:
+        """Integrate from ``state`` over the record's time grid, fill ``record.series`` (and
+        ``record.frames``) at every record and frame step, leave the final state in
+        ``state`` and return the run-level variables (as :meth:`Model.run_outputs`)."""
+        raise NotImplementedError

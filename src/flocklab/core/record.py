@@ -134,7 +134,7 @@ class RunRecord:
             "dt": self.grid.dt,
             "time_units": self.grid.units,
             "primary_observable": model.primary_observable,
-            **{name: value for name, (value, _) in model.derived(params).items()},
+            **model.derived(params),
             **provenance_attrs(),
         }
         self.attrs = netcdf_attrs(attrs)

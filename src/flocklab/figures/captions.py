@@ -96,7 +96,7 @@ def caption(name: str, spec: Mapping[str, Any], study: Study) -> str:
         shown = "; ".join(f"{panel.get('label', '')} {_values_text(panel['point'])}, "
                           f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
         lines.append(f"Snapshots of the {study.model} model ({shown}), drawn by the model: "
-                     f"{get_model(study.model).draw.__doc__.split(chr(10))[0].strip()} "
+                     f"{drawing_summary(get_model(study.model))} "
                      f"Trails: up to {spec.get('trail', 0)} preceding frames.")
     lines.append(f"Fixed parameters: {_values_text(fixed)}.")
     model = get_model(study.model)
@@ -111,8 +111,9 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
     it reads (``entry``, its config entry) with its parameters and options."""
     model = get_model(entry["model"])
     lines = [f"**{spec.get('title') or name}** — {entry.get('description') or spec['task']}",
-             "", f"{model.task_figures[entry['task']]}",
-             f"Task '{spec['task']}' ({entry['task']}: {model.tasks[entry['task']]}) of the "
+             "", f"{model.task(entry['task']).figure}",
+             f"Task '{spec['task']}' ({entry['task']}: "
+             f"{model.task(entry['task']).description}) of the "
              f"{model.name} model ({model.reference}); numbers in "
              f"results/tasks/{spec['task']}/result.json."]
     if entry.get("params"):
@@ -122,3 +123,11 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
     if spec.get("options"):
         lines.append(f"Figure options: {_values_text(spec['options'])}.")
     return "\n".join(lines)
+
+
+def drawing_summary(model: Any) -> str:
+    """First line of the docstring of the model's drawing (what a snapshot shows)."""
+    from flocklab.figures.drawing import drawing_of
+
+    doc = type(drawing_of(model)).__doc__ or ""
+    return doc.strip().split("\n")[0].strip()

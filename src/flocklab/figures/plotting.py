@@ -19,10 +19,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 from matplotlib.animation import FuncAnimation
-from matplotlib.collections import LineCollection
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import NullLocator
+
+from flocklab.figures.drawing import Drawing, drawing_of
 
 if TYPE_CHECKING:
     from flocklab.core.model import Model, Observable
@@ -61,68 +62,23 @@ def quantity_label(summary: xr.Dataset, name: str) -> str:
     return str(variable.attrs.get("long_name", name)) if variable is not None else name
 
 
-def trail_segments(x: np.ndarray, y: np.ndarray, box: float) -> np.ndarray:
-    """Line segments of trajectories, broken where a particle crosses the periodic edge.
-
-    Parameters
-    ----------
-    x, y : ndarray, shape (F, N)
-        Positions over F consecutive frames.
-    box : float
-        Box side; steps longer than ``box / 2`` are taken as wrap-arounds and not drawn.
-
-    Returns
-    -------
-    ndarray, shape (S, 2, 2)
-        Segments ``[[x0, y0], [x1, y1]]``.
-    """
-    if x.shape[0] < 2:
-        return np.empty((0, 2, 2))
-    start = np.stack([x[:-1], y[:-1]], axis=-1)
-    end = np.stack([x[1:], y[1:]], axis=-1)
-    jump = np.abs(end - start).max(axis=-1) > box / 2
-    segments = np.stack([start, end], axis=-2)[~jump]
-    return segments.reshape(-1, 2, 2)
-
-
-def draw_periodic_arrows(ax: plt.Axes, ds: xr.Dataset, frame: int, box: float,
-                         trail: int = 20) -> None:
-    """Frame ``frame`` of a run in a periodic ``box``: arrows for the headings ``theta`` and
-    a trail over up to ``trail`` preceding frames, if they are consecutive steps."""
-    times = ds["frame"].values
-    x = ds["x"].values
-    y = ds["y"].values
-    theta = ds["theta"].values
-    first = frame
-    while first > 0 and frame - first < trail and times[first] - times[first - 1] == 1:
-        first -= 1
-    segments = trail_segments(x[first:frame + 1], y[first:frame + 1], box)
-    ax.add_collection(LineCollection(segments, colors="0.55", linewidths=0.6))
-    arrow = 0.04 * box
-    ax.quiver(x[frame], y[frame], np.cos(theta[frame]), np.sin(theta[frame]), angles="xy",
-              scale_units="xy", scale=1 / arrow, width=0.004, headwidth=4, headlength=4,
-              color="C0")
-    ax.set_xlim(0, box)
-    ax.set_ylim(0, box)
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-
-
 def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
                   label: str = "") -> None:
-    """Draw frame ``frame`` of a run with its model's :meth:`~flocklab.models.Model.draw`."""
-    from flocklab.core.registry import get_model
-
-    get_model(str(ds.attrs["model"])).draw(ax, ds, frame, trail=trail, label=label)
+    """Draw frame ``frame`` of a run with its model's drawing
+    (:mod:`flocklab.figures.drawing`)."""
+    _drawing(ds).draw(ax, ds, frame, trail=trail, label=label)
 
 
 def snapshot_projection(ds: xr.Dataset) -> str | None:
-    """The axes projection the run's model asks for (:meth:`~flocklab.models.Model.projection`;
-    ``None`` for ordinary 2-D axes)."""
+    """The axes projection the run's model's drawing asks for (``None``: ordinary 2-D
+    axes)."""
+    return _drawing(ds).projection(ds)
+
+
+def _drawing(ds: xr.Dataset) -> Drawing:
     from flocklab.core.registry import get_model
 
-    return get_model(str(ds.attrs["model"])).projection(ds)
+    return drawing_of(get_model(str(ds.attrs["model"])))
 
 
 def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: Sequence[str],

@@ -255,7 +255,8 @@ def _interval_entry(value: float, fit_err: float, values: np.ndarray) -> dict[st
 
 def fit_curve(x, v, err, samples, fallback, side: str, reduced_min: float, reduced_max: float,
               resamples: int, rng: np.random.Generator) -> dict[str, Any]:
-    """Power-law fit of one curve with window scan and bootstrap (see flocklab.analysis.critical)."""
+    """Power-law fit of one curve with window scan and bootstrap (see
+    :mod:`flocklab.analysis.critical`)."""
     fit = crit.fit_power_law(x, v, err, side, reduced_min, reduced_max)
     boot = crit.bootstrap(
         samples,

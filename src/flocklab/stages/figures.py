@@ -44,7 +44,8 @@ def task_figure(spec: Mapping[str, Any], result: str | os.PathLike) -> plt.Figur
     with open(result, encoding="utf-8") as stream:
         document = json.load(stream)
     fig = plt.figure(figsize=(6.4, 4.4), layout="constrained")
-    get_model(document["model"]).draw_task(fig, document, spec.get("options", {}))
+    task = get_model(document["model"]).task(document["task"])
+    task.draw(fig, document, task.resolve_figure(spec.get("options", {})))
     if spec.get("title"):
         fig.suptitle(spec["title"], fontsize=10)
     return fig

@@ -103,7 +103,7 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
             values[f"{obs.name}_mean"] = other.mean
             values[f"{obs.name}_sem"] = other.sem
     values.update({name: float(value) for name, value
-                   in model.extra_metrics(run, burn_in).items()})
+                   in model.metrics(run, burn_in).items()})
     histogram = None
     if primary.bounded:
         counts, _ = np.histogram(whole[keep], bins=HISTOGRAM_BINS,
@@ -180,9 +180,9 @@ def _grid(study: Mapping[str, Any]) -> tuple[list[str], tuple[int, ...], dict[st
 def _derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequence[int],
                          dims: list[str], shape: tuple[int, ...], replicates: int
                          ) -> dict[str, Any]:
-    params = json.loads(runs[0].attrs["parameters"])
     coords: dict[str, Any] = {}
-    for name, (_, attrs) in model.derived(params).items():
+    for quantity in model.derived_quantities:
+        name = quantity.name
         flat = np.empty(len(cells))
         for run, cell in zip(runs, cells, strict=True):
             flat[cell] = float(run.attrs[name])
@@ -190,7 +190,7 @@ def _derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequen
         varying = [a for a in range(len(shape))
                    if not np.allclose(grid, np.take(grid, [0], axis=a))]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
-        coords[name] = ([dims[a] for a in varying], reduced, attrs)
+        coords[name] = ([dims[a] for a in varying], reduced, quantity.attrs())
     return coords
 
 

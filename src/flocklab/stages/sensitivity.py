@@ -196,7 +196,8 @@ def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[st
 
 def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs: Sequence[str],
                     runs: np.ndarray) -> list[Verdict]:
-    """Test each claim of an ``oat`` study against its runs (see :mod:`flocklab.analysis.sensitivity`)."""
+    """Test each claim of an ``oat`` study against its runs (see
+    :mod:`flocklab.analysis.sensitivity`)."""
     verdicts = []
     names = design.names
     for claim in claims:

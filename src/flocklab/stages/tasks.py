@@ -32,8 +32,8 @@ def run_task(entry: Mapping[str, Any], out: str | os.PathLike) -> dict[str, Any]
     model = get_model(entry["model"])
     params = model.resolve(entry.get("params", {}))
     options = dict(entry.get("options", {}))
-    model.check_task(entry["task"], params, options)
-    result = model.run_task(entry["task"], params, options, str(Path(out).parent))
+    task = model.task(entry["task"])
+    result = task.run(model, params, task.resolve(params, options), Path(out).parent)
     document = {"model": model.name, "task": entry["task"],
                 "description": entry.get("description", ""), "parameters": params,
                 "options": options, "result": result, **provenance_attrs()}

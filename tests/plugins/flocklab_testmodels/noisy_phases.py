@@ -19,6 +19,20 @@ import numpy as np
 from flocklab.core.model import CriticalControl, Model, Observable, SnapshotVariable
 from flocklab.core.parameters import ParameterSpec
 from flocklab.core.random import noise_key, step_uniforms
+from flocklab.figures.drawing import Drawing
+
+
+class PhaseCircle(Drawing):
+    """Phases as points on the unit circle."""
+
+    def draw(self, ax: Any, run: Any, frame: int, trail: int = 0, label: str = "") -> None:
+        theta = run["theta"].values[frame]
+        ax.plot(np.cos(theta), np.sin(theta), ".", ms=4)
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.1, 1.1)
+        ax.set_ylim(-1.1, 1.1)
+        ax.set_title(f"{label} K = {run.attrs['K']:g}, t = {run['frame'].values[frame]:g}"
+                     .strip(), fontsize=9)
 
 
 class NoisyPhases(Model):
@@ -34,6 +48,7 @@ class NoisyPhases(Model):
     )
     observables = (Observable("coherence", "phase coherence r", "1", 0.0, 1.0, "r"),)
     primary_observable = "coherence"
+    drawing = PhaseCircle
     size_parameter = "N"
     critical_controls = (CriticalControl("K", "K", "above", "beta", "K", needs=("K",)),)
     entity_dim = "phase"
@@ -59,13 +74,3 @@ class NoisyPhases(Model):
 
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return {"theta": state["theta"].copy()}
-
-    def draw(self, ax: Any, run: Any, frame: int, trail: int = 0, label: str = "") -> None:
-        """Phases as points on the unit circle."""
-        theta = run["theta"].values[frame]
-        ax.plot(np.cos(theta), np.sin(theta), ".", ms=4)
-        ax.set_aspect("equal")
-        ax.set_xlim(-1.1, 1.1)
-        ax.set_ylim(-1.1, 1.1)
-        ax.set_title(f"{label} K = {run.attrs['K']:g}, t = {run['frame'].values[frame]:g}"
-                     .strip(), fontsize=9)

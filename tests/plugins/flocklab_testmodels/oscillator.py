@@ -22,6 +22,7 @@ import numpy as np
 
 from flocklab.core.model import Metric, Model, Observable, SnapshotVariable
 from flocklab.core.parameters import ParameterSpec
+from flocklab.figures.drawing import Drawing
 
 
 def exact_solution(x0: np.ndarray, v0: np.ndarray, omega: float, zeta: float,
@@ -35,6 +36,21 @@ def exact_solution(x0: np.ndarray, v0: np.ndarray, omega: float, zeta: float,
     v = decay * ((-zeta * omega) * (x0 * np.cos(wd * t) + b * np.sin(wd * t))
                  + wd * (-x0 * np.sin(wd * t) + b * np.cos(wd * t)))
     return x, v
+
+
+
+class PhasePortrait(Drawing):
+    """Phase portrait: each oscillator at (x, v / omega) on the circle of its energy."""
+
+    def draw(self, ax: Any, run: Any, frame: int, trail: int = 0, label: str = "") -> None:
+        omega = run.attrs["omega"]
+        ax.plot(run["x"].values[frame], run["v"].values[frame] / omega, "o", ms=4)
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.1, 1.1)
+        ax.set_ylim(-1.1, 1.1)
+        ax.set_xlabel("$x$ [m]")
+        ax.set_ylabel(r"$v / \omega$ [m]")
+        ax.set_title(f"{label} t = {run['frame'].values[frame]:g} s".strip(), fontsize=9)
 
 
 class Oscillator(Model):
@@ -57,6 +73,7 @@ class Oscillator(Model):
                               symbol="E/E_0"),
                    Observable("x0", "position of oscillator 0", "m", symbol="x_0"))
     primary_observable = "energy"
+    drawing = PhasePortrait
     entity_dim = "oscillator"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("position", "m"), "v": SnapshotVariable("velocity", "m/s")}
@@ -98,18 +115,7 @@ class Oscillator(Model):
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return {"x": state["x"].copy(), "v": state["v"].copy()}
 
-    def draw(self, ax: Any, run: Any, frame: int, trail: int = 0, label: str = "") -> None:
-        """Phase portrait: each oscillator at (x, v / omega) on the circle of its energy."""
-        omega = run.attrs["omega"]
-        ax.plot(run["x"].values[frame], run["v"].values[frame] / omega, "o", ms=4)
-        ax.set_aspect("equal")
-        ax.set_xlim(-1.1, 1.1)
-        ax.set_ylim(-1.1, 1.1)
-        ax.set_xlabel("$x$ [m]")
-        ax.set_ylabel(r"$v / \omega$ [m]")
-        ax.set_title(f"{label} t = {run['frame'].values[frame]:g} s".strip(), fontsize=9)
-
-    def extra_metrics(self, run: Any, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: Any, burn_in: float) -> dict[str, float]:
         t = run["time"].values
         keep = t > burn_in
         slope = np.polyfit(t[keep], np.log(run["energy"].values[keep]), 1)[0]

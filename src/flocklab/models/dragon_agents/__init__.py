@@ -1,4 +1,4 @@
-r"""The bench dragon as agents (``dragon_agents``): the seed article's dynamic model.
+r"""The bench dragon as agents (``dragon_agents``): a chain of units steered by local rules.
 
 N units (a bearer and a bench) of mass m in the plane, unit 0 the head, joined by links of
 rest length L: alignment with the chain neighbours, cohesion springs, penalty-constraint
@@ -13,55 +13,114 @@ Run file: the observables below on ``time``; the trajectory ``x, y, vx, vy`` on
 k_d_unit`` on ``unit``; solver statistics ``solver_nfev, solver_njev, solver_nlu,
 solver_steps`` (scalars). Frames are drawn from the trajectory at the record nearest to
 each frame time (no separate snapshot arrays).
-
-Reference: the bench-dragon article (seed 000); 2024 CUMCM problem A (the path).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.core.model import BLOWUP_METRICS, Metric, Model, Observable, Resources
-from flocklab.core.time import TimeGrid
-from flocklab.models.dragon_agents import metrics as dm
-from flocklab.models.dragon_agents.engine import (
-    PARAMETERS,
-    build_system,
-    check,
-    initial_state,
-    solve,
+from flocklab.core.model import (
+    BLOWUP_METRICS,
+    ON_BLOWUP,
+    IntervalModel,
+    Metric,
+    Observable,
+    Output,
+    Resources,
 )
-from flocklab.models.dragon_agents.guidance import make_guide
-from flocklab.models.dragon_agents.tasks import TASK_FIGURES, TASKS
+from flocklab.core.parameters import ParameterSpec
+from flocklab.models.dragon_agents import metrics as dm
+from flocklab.models.dragon_agents.guidance import GUIDANCE_LAWS, PATH_KEYS, check_path_spec
+from flocklab.models.dragon_agents.solve import METHODS
+from flocklab.models.dragon_agents.tasks import TASKS
+from flocklab.references import BENCH_DRAGON_ARTICLE, CUMCM_2024_A
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
     from flocklab.core.record import RunRecord
+    from flocklab.core.time import TimeGrid
 
 #: Cut-off of the oscillation measure (Hz): well above the path's turning frequency
 #: (0.3 rad/s ~ 0.05 Hz in the article's example), below the link modes (~ several Hz).
 OSCILLATION_CUTOFF = 0.5
+#: Alignment neighbours: the unit ahead (the article's code) or both chain neighbours.
+NEIGHBOUR_MODES = ("front", "front_back")
+STARTS = ("behind", "article")
+ARTICLE_PATH = {"kind": "circle", "radius": 15.0, "angular_speed": 0.3}
+
+PATH_SCHEMA = {
+    "type": "object",
+    "required": ["kind"],
+    "properties": {"kind": {"enum": list(PATH_KEYS)}},
+    "description": "a path: {kind: line|circle|s_curve|figure_eight|spiral|turnaround, ...}",
+}
 
 
-class DragonAgents(Model):
+def _gain(name: str, default: float, text: str, unit: str = "1/s") -> ParameterSpec:
+    return ParameterSpec(name, "float", default, text, unit, low=0.0)
+
+
+PARAMETERS: tuple[ParameterSpec, ...] = (
+    ParameterSpec("N", "int", 20, "number of units (head = unit 0)", "1", low=2),
+    ParameterSpec("L", "float", 1.0, "link rest length", "m", low=0.0, low_inclusive=False),
+    ParameterSpec("m", "float", 1.0, "unit mass", "kg", low=0.0, low_inclusive=False),
+    _gain("k_a", 2.0, "alignment gain (force per velocity difference)", "kg/s"),
+    _gain("k_c", 5.0, "cohesion stiffness toward both chain neighbours", "N/m"),
+    _gain("k_p", 3.0, "head path-following gain", "kg/s"),
+    _gain("k_d", 0.5, "damping coefficient", "kg/s"),
+    _gain("k_penalty", 500.0, "penalty-constraint stiffness of a link", "N/m"),
+    ParameterSpec("neighbours", "choice", "front", "alignment neighbours (front: the "
+                  "article's code)", choices=NEIGHBOUR_MODES),
+    ParameterSpec("path", "json", ARTICLE_PATH, "head path", schema=PATH_SCHEMA),
+    ParameterSpec("guidance", "choice", "tangent", "desired head velocity: tangent at the "
+                  "head's projection (the article) or a moving reference point",
+                  choices=GUIDANCE_LAWS),
+    ParameterSpec("cross_track_gain", "float", 0.0, "pull of the desired velocity toward "
+                  "the path (0: the article's pure tangent)", "1/s", low=0.0),
+    ParameterSpec("start", "choice", "behind", "straight chain at rest: behind the path's "
+                  "start along its tangent, or the article's x-axis line from the origin",
+                  choices=STARTS),
+    ParameterSpec("method", "choice", "Radau", "solve_ivp method", choices=METHODS),
+    ParameterSpec("rtol", "float", 1e-6, "relative tolerance", "1", low=0.0,
+                  low_inclusive=False),
+    ParameterSpec("atol", "float", 1e-9, "absolute tolerance", "1", low=0.0,
+                  low_inclusive=False),
+    ParameterSpec("max_step", "float", 0.0, "largest solver step (0: unlimited)", "s",
+                  low=0.0),
+    ParameterSpec("delay", "float", 0.0, "perception delay tau of the control terms", "s",
+                  low=0.0),
+    ParameterSpec("look_ahead", "float", 0.0, "look-ahead horizon of the alignment "
+                  "(0: plain alignment)", "s", low=0.0),
+    ParameterSpec("gain_cv", "float", 0.0, "coefficient of variation of the per-unit "
+                  "gains k_a, k_c, k_d (lognormal, mean = nominal)", "1", low=0.0),
+    ParameterSpec("gain_seed", "int", -1, "seed of the gain draws (-1: the run seed)", "1",
+                  low=-1),
+    ParameterSpec("blowup_stretch", "float", 3.0, "stop when a link exceeds this "
+                  "multiple of L", "1", low=1.0, low_inclusive=False),
+    ON_BLOWUP,
+)
+
+
+
+
+class DragonAgents(IntervalModel):
     """Bench dragon of N agents with penalty links (module docstring)."""
 
     name = "dragon_agents"
     description = ("bench dragon: N units with alignment, cohesion, penalty links, damping "
                    "and a path-following head (stiff ODE / DDE)")
-    reference = "bench-dragon article (seed 000); CUMCM 2024 problem A"
+    reference = f"{BENCH_DRAGON_ARTICLE}; path of {CUMCM_2024_A}"
     title = "Bench dragon agent simulation"
     parameters = PARAMETERS
     time_mode = "continuous"
     time_units = "s"
     default_dt = 0.01
     entity_dim = "unit"
-    supports_checkpoint = False
     observables = (
         Observable("alignment", "mean cosine of unit headings to the mean heading", "1",
                    -1.0, 1.0, r"\phi"),
@@ -76,8 +135,8 @@ class DragonAgents(Model):
     )
     primary_observable = "alignment"
     #: The integrator comparison as k_penalty grows (flocklab.models.dragon_agents.tasks).
-    tasks: ClassVar[dict[str, str]] = TASKS
-    task_figures: ClassVar[dict[str, str]] = TASK_FIGURES
+    tasks = TASKS
+    drawing = "flocklab.models.dragon_agents.figures:DragonAgentsDrawing"
     run_metrics = (
         Metric("link_error_max", "largest |d - L| after burn-in", "m"),
         Metric("link_error_mean", "mean |d - L| after burn-in", "m"),
@@ -97,66 +156,32 @@ class DragonAgents(Model):
         *BLOWUP_METRICS,
     )
 
-    def check(self, params: dict[str, Any]) -> None:
-        check(params)
-
-    def check_task(self, task: str, params: Mapping[str, Any],
-                   options: Mapping[str, Any]) -> None:
-        """Options of the tasks (:data:`flocklab.models.dragon_agents.tasks.OPTIONS`)."""
-        from flocklab.models.dragon_agents.tasks import check_options
-
-        check_options(task, options)
-
-    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
-                 out_dir: str) -> dict[str, Any]:
-        """The integrator comparison (:func:`flocklab.models.dragon_agents.tasks.run_solvers`)."""
-        from pathlib import Path
-
-        from flocklab.models.dragon_agents.tasks import run_solvers
-
-        return run_solvers(params, options, Path(out_dir))
-
-    def draw_task(self, fig: Any, document: Mapping[str, Any],
-                  options: Mapping[str, Any]) -> None:
-        """CPU time, work and error against k_penalty per method."""
-        from flocklab.models.dragon_agents.tasks import draw_solvers
-
-        draw_solvers(fig, document)
-
-    def chunk_steps(self, params: Mapping[str, Any], grid: TimeGrid) -> int:
-        return grid.steps
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """The path specification gets its defaults (in place) and is checked."""
+        params["path"] = check_path_spec(params["path"])
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """Straight chain at rest; the gain seed is drawn from the run's generator."""
+        from flocklab.models.dragon_agents.engine import initial_state
+
         seed = int(rng.integers(0, 2**63 - 1))
         return {"y": initial_state(params), "_gain_seed": seed}
 
-    def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
-                record: RunRecord) -> None:
-        """The whole solve at once; observables filled from the recorded trajectory."""
+    def solve(self, state: dict, params: Mapping[str, Any], record: RunRecord
+              ) -> dict[str, Output]:
+        """The whole solve at once: observables from the recorded trajectory (records after
+        a recorded blow-up stay NaN), the trajectory, gains and solver statistics."""
+        from flocklab.models.dragon_agents.engine import build_system, solve
+
         grid = record.grid
         system = build_system(params, state["_gain_seed"])
         t = grid.times(grid.record_steps)
         sol = solve(params, system, state["y"], t)
         state["y"] = sol.states[-1].ravel().copy()
-        state["_solution"], state["_system"], state["_record_times"] = sol, system, t
         done = len(sol.t)
         for name, values in observable_series(sol.t, sol.states, system, params).items():
-            record.series[name][:done] = values  # later records stay NaN (after a blow-up)
-
-    def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
-        """Observables of a single state (used for the initial record)."""
-        system = build_system(params, state["_gain_seed"])
-        series = observable_series(np.zeros(1), state["y"].reshape(1, -1, 4), system, params)
-        return {name: float(values[0]) for name, values in series.items()}
-
-    def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        return {}
-
-    def extra_outputs(self, state: dict, params: Mapping[str, Any]
-                      ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
-        sol, system = state["_solution"], state["_system"]
-        states = sol.padded(state["_record_times"])
+            record.series[name][:done] = values
+        states = sol.padded(t)
         out: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = {}
         for index, (name, long_name, units) in enumerate((
                 ("x", "unit x position", "m"), ("y", "unit y position", "m"),
@@ -174,9 +199,11 @@ class DragonAgents(Model):
                            {"long_name": "time of blow-up (NaN if stable)", "units": "s"})
         return out
 
-    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
         """Run metrics from the run file (pure function of its contents); after a recorded
         blow-up they cover the records before it."""
+        from flocklab.models.dragon_agents.engine import build_system
+
         params = json.loads(run.attrs["parameters"])
         t_blowup = float(run["t_blowup"])
         states = np.stack([run[n].values for n in ("x", "y", "vx", "vy")], axis=-1)
@@ -204,26 +231,6 @@ class DragonAgents(Model):
         memory = 8 * (2 * 4 * n * records + 60 * 4 * n + 10 * records)
         return Resources(memory, 6e-4 * n * grid.t_end + 1.0)
 
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """The chain (head marked), the head's trace so far and the desired path."""
-        params = json.loads(run.attrs["parameters"])
-        when = float(run["frame"].values[frame])
-        k = int(np.argmin(np.abs(run["time"].values - when)))
-        x, y = run["x"].values, run["y"].values
-        path = make_guide(params["path"]).path
-        extent = max(np.abs(x).max(), np.abs(y).max(), 1.0)
-        s = np.linspace(0.0, min(path.length, 40 * extent), 2000)
-        curve = path.position(s)
-        ax.plot(curve[:, 0], curve[:, 1], "--", color="0.6", lw=0.8, label="desired path")
-        ax.plot(x[:k + 1, 0], y[:k + 1, 0], "-", color="tab:red", lw=0.8, alpha=0.6,
-                label="head trace")
-        ax.plot(x[k], y[k], "o-", color="tab:blue", ms=2.5, lw=1.0, label="chain")
-        ax.plot(x[k, 0], y[k, 0], "o", color="tab:red", ms=5)
-        ax.set_aspect("equal")
-        ax.set_xlabel("x (m)")
-        ax.set_ylabel("y (m)")
-        ax.set_title(f"{label} t = {run['time'].values[k]:g} s".strip(), fontsize=9)
 
 
 def _trajectory_metrics(t: np.ndarray, states: np.ndarray, keep: np.ndarray, system: Any,

@@ -50,7 +50,6 @@ from numba import njit
 
 from flocklab.models.dragon_agents.guidance import HeadGuide
 
-NEIGHBOUR_MODES = ("front", "front_back")
 EYE2 = np.eye(2)
 
 

@@ -1,8 +1,7 @@
-"""Parameters, set-up and one-call simulation of the bench-dragon agent model.
+"""Set-up and one-call simulation of the bench-dragon agent model.
 
-:data:`PARAMETERS` declares every model parameter once (range-checked by
-:func:`flocklab.core.parameters.resolve_parameters`; :func:`check` adds the path and the
-cross-parameter rules); :func:`build_system` turns resolved parameters into a
+:func:`build_system` turns resolved parameters (declared in
+:mod:`flocklab.models.dragon_agents`) into a
 :class:`~flocklab.models.dragon_agents.dynamics.DragonSystem`, :func:`initial_state` gives the
 straight-line start at rest, and :func:`simulate_dragon` runs it.
 
@@ -23,86 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from flocklab.core.model import ON_BLOWUP
-from flocklab.core.parameters import ParameterError, ParameterSpec, resolve_parameters
-from flocklab.models.dragon_agents.dynamics import NEIGHBOUR_MODES, DragonSystem
+from flocklab.core.parameters import ParameterError
+from flocklab.models.dragon_agents.dynamics import DragonSystem
 from flocklab.models.dragon_agents.guidance import (
-    GUIDANCE_LAWS,
-    PATH_KEYS,
     build_path,
-    check_path_spec,
     make_guide,
 )
-from flocklab.models.dragon_agents.solve import METHODS, Solution, integrate, integrate_delayed
+from flocklab.models.dragon_agents.solve import Solution, integrate, integrate_delayed
 
 #: Spawn key of the gain stream (ASCII "gain").
 GAIN_STREAM = 0x6761696E
-STARTS = ("behind", "article")
-ARTICLE_PATH = {"kind": "circle", "radius": 15.0, "angular_speed": 0.3}
-
-PATH_SCHEMA = {
-    "type": "object",
-    "required": ["kind"],
-    "properties": {"kind": {"enum": list(PATH_KEYS)}},
-    "description": "a path: {kind: line|circle|s_curve|figure_eight|spiral|turnaround, ...}",
-}
-
-
-def _gain(name: str, default: float, text: str, unit: str = "1/s") -> ParameterSpec:
-    return ParameterSpec(name, "float", default, text, unit, low=0.0)
-
-
-PARAMETERS: tuple[ParameterSpec, ...] = (
-    ParameterSpec("N", "int", 20, "number of units (head = unit 0)", "1", low=2),
-    ParameterSpec("L", "float", 1.0, "link rest length", "m", low=0.0, low_inclusive=False),
-    ParameterSpec("m", "float", 1.0, "unit mass", "kg", low=0.0, low_inclusive=False),
-    _gain("k_a", 2.0, "alignment gain (force per velocity difference)", "kg/s"),
-    _gain("k_c", 5.0, "cohesion stiffness toward both chain neighbours", "N/m"),
-    _gain("k_p", 3.0, "head path-following gain", "kg/s"),
-    _gain("k_d", 0.5, "damping coefficient", "kg/s"),
-    _gain("k_penalty", 500.0, "penalty-constraint stiffness of a link", "N/m"),
-    ParameterSpec("neighbours", "choice", "front", "alignment neighbours (front: the "
-                  "article's code)", choices=NEIGHBOUR_MODES),
-    ParameterSpec("path", "json", ARTICLE_PATH, "head path", schema=PATH_SCHEMA),
-    ParameterSpec("guidance", "choice", "tangent", "desired head velocity: tangent at the "
-                  "head's projection (the article) or a moving reference point",
-                  choices=GUIDANCE_LAWS),
-    ParameterSpec("cross_track_gain", "float", 0.0, "pull of the desired velocity toward "
-                  "the path (0: the article's pure tangent)", "1/s", low=0.0),
-    ParameterSpec("start", "choice", "behind", "straight chain at rest: behind the path's "
-                  "start along its tangent, or the article's x-axis line from the origin",
-                  choices=STARTS),
-    ParameterSpec("method", "choice", "Radau", "solve_ivp method", choices=METHODS),
-    ParameterSpec("rtol", "float", 1e-6, "relative tolerance", "1", low=0.0,
-                  low_inclusive=False),
-    ParameterSpec("atol", "float", 1e-9, "absolute tolerance", "1", low=0.0,
-                  low_inclusive=False),
-    ParameterSpec("max_step", "float", 0.0, "largest solver step (0: unlimited)", "s",
-                  low=0.0),
-    ParameterSpec("delay", "float", 0.0, "perception delay tau of the control terms", "s",
-                  low=0.0),
-    ParameterSpec("look_ahead", "float", 0.0, "look-ahead horizon of the alignment "
-                  "(0: plain alignment)", "s", low=0.0),
-    ParameterSpec("gain_cv", "float", 0.0, "coefficient of variation of the per-unit "
-                  "gains k_a, k_c, k_d (lognormal, mean = nominal)", "1", low=0.0),
-    ParameterSpec("gain_seed", "int", -1, "seed of the gain draws (-1: the run seed)", "1",
-                  low=-1),
-    ParameterSpec("blowup_stretch", "float", 3.0, "stop when a link exceeds this "
-                  "multiple of L", "1", low=1.0, low_inclusive=False),
-    ON_BLOWUP,
-)
-
-
-def check(params: dict[str, Any]) -> None:
-    """Path and cross-parameter rules (in place: the path gets its defaults)."""
-    params["path"] = check_path_spec(params["path"])
-
-
-def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
-    """Defaults filled and everything checked; ParameterError names the key."""
-    params = resolve_parameters(PARAMETERS, given)
-    check(params)
-    return params
 
 
 def describe(params: Mapping[str, Any]) -> str:
@@ -161,13 +90,15 @@ def simulate_dragon(params: Mapping[str, Any], t_record: np.ndarray, seed: int =
     Parameters
     ----------
     params : mapping
-        Any subset of :data:`PARAMETERS` (defaults: the article's example).
+        Any subset of the model's parameters (defaults: the article's example).
     t_record : ndarray, shape (T,)
         Record times from 0 (s).
     seed : int
         Run seed (only used by the gain draws).
     """
-    p = resolve(params)
+    from flocklab.models.dragon_agents import DragonAgents
+
+    p = DragonAgents().resolve(params)
     times = np.asarray(t_record, dtype=float)
     if times.ndim != 1 or times.size < 2 or times[0] != 0 or np.any(np.diff(times) <= 0):
         raise ParameterError("t_record", "record times must be ascending from 0")

@@ -39,7 +39,6 @@ import numpy as np
 
 from flocklab.core.parameters import ParameterError
 from flocklab.geometry import paths
-from flocklab.geometry.projection import nearest_frame
 
 GUIDANCE_LAWS = ("tangent", "reference")
 #: Path kinds and the keys each accepts (required keys have no default).
@@ -78,7 +77,7 @@ class TangentGuide:
 
     A full circle and a line are projected in closed form (radial projection; orthogonal
     projection on the *infinite* line); other paths by
-    :func:`~flocklab.geometry.projection.nearest_frame` (the algorithm of
+    :func:`~flocklab.geometry.compiled.nearest_frame` (the algorithm of
     ``path.project`` at scalar cost). The frames of the last few head positions asked for
     are cached (the right-hand side and the Jacobian are evaluated at the same state); the
     cache only stores values of a function of ``p``, so results do not depend on it.
@@ -117,6 +116,8 @@ class TangentGuide:
             e = np.asarray(path.direction)
             a = np.asarray(path.start_point)
             return a + float((p - a) @ e) * e, e.copy(), 0.0, False
+        from flocklab.geometry.compiled import nearest_frame
+
         return nearest_frame(path, p)
 
     def desired_velocity(self, t: float, p: np.ndarray) -> np.ndarray:
@@ -239,7 +240,8 @@ def _check_path_value(full: str, key: str, value: Any) -> Any:
 
 
 def build_path(spec: Mapping[str, Any]) -> tuple[paths.Path, float]:
-    """The :class:`flocklab.geometry.paths.Path` of a checked spec and the head's desired speed (m/s)."""
+    """The :class:`flocklab.geometry.paths.Path` of a checked spec and the head's desired
+    speed (m/s)."""
     kind = spec["kind"]
     if kind == "line":
         return paths.line_path(direction=tuple(spec["direction"])), spec["speed"]

@@ -11,7 +11,7 @@ the record times ``t`` of shape (T,). Nothing here integrates or reads files.
 * :func:`path_distance` — item 3: distance of a unit to the path (head: following error;
   tail: how far it strays).
 * :func:`rigid_chain_deviation` — how far each unit is from where a rigid chain on the
-  same path would be (:func:`flocklab.models.dragon_chain.chain.follow`); at the tail: the "whip".
+  same path would be (:func:`flocklab.geometry.chain.follow`); at the tail: the "whip".
 * :func:`control_effort` — item 4: :math:`\int \sum_i |F^\mathrm{control}_i|^2\,dt`
   (trapezoid rule on the record grid).
 * :func:`oscillation_power` — power of the link-length deviations above a cut-off
@@ -94,9 +94,9 @@ def rigid_chain_deviation(x: np.ndarray, y: np.ndarray, guide: Any, rest: float
 
     The rigid chain starts at the head's projection on the path and puts each next unit on
     the path at chord distance ``rest`` behind the previous one (the rigid-chain solver of
-    :func:`flocklab.models.dragon_chain.chain.follow`). Unit 0's entry is its distance to the path.
+    :func:`flocklab.geometry.chain.follow`). Unit 0's entry is its distance to the path.
     """
-    from flocklab.models.dragon_chain.chain import follow
+    from flocklab.geometry.chain import follow
 
     s = head_arc_length(x[:, 0], y[:, 0], guide)
     out = np.empty(x.shape)

@@ -27,13 +27,14 @@ S. Thompson, "Solving DDEs in MATLAB" (method of steps, breakpoints), Appl. Nume
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from flocklab.core.model import SimulationError
-from flocklab.models.dragon_agents.dynamics import DragonSystem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.models.dragon_agents.dynamics import DragonSystem
 
 METHODS = ("RK45", "DOP853", "Radau", "BDF", "LSODA")
 IMPLICIT = ("Radau", "BDF", "LSODA")
@@ -140,6 +141,8 @@ def _solve_segment(fun: Any, span: tuple[float, float], y0: np.ndarray, t_eval: 
                    on_blowup: str = "error") -> tuple[Any, float]:
     """``(solve_ivp result, blow-up time or NaN)``; raises on a blow-up unless
     ``on_blowup == "record"`` (then the result's records stop before it)."""
+    from scipy.integrate import solve_ivp
+
     sol = solve_ivp(fun, span, y0, t_eval=t_eval, events=watch, dense_output=dense,
                     **opts)
     if sol.status == 0:

@@ -8,7 +8,8 @@ r"""The dragon_agents model's named computations for the pipeline's ``tasks`` st
   implicit method (Radau, BDF) copes better than the explicit RK45.
 
 Options (:data:`OPTIONS`) are checked before any job runs; the document is JSON-ready and
-a CSV table ``solvers.csv`` is written beside it. :func:`draw_solvers` draws the figure.
+a CSV table ``solvers.csv`` is written beside it;
+:func:`flocklab.models.dragon_agents.figures.draw_solvers` draws the figure.
 """
 
 from __future__ import annotations
@@ -16,23 +17,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from flocklab.core.parameters import ParameterError, ParameterSpec, resolve_parameters
+from flocklab.core.parameters import ParameterSpec
 from flocklab.models.dragon_agents.solve import IMPLICIT, METHODS
+from flocklab.tasks import Task
 
-TASKS: dict[str, str] = {
-    "solvers": "CPU time, work and error against a tight-tolerance reference of every "
-               "integrator as k_penalty grows, with the article's stiffness verdicts",
-}
-TASK_FIGURES: dict[str, str] = {
-    "solvers": "Integrators as the penalty stiffness grows (log-log): CPU time of one "
-               "solve, right-hand-side evaluations and the largest position error against "
-               "a DOP853 reference at rtol 1e-12, one line per method.",
-}
-OPTIONS: dict[str, tuple[ParameterSpec, ...]] = {"solvers": (
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.core.model import Model
+
+OPTIONS: tuple[ParameterSpec, ...] = (
     ParameterSpec("k_penalty", "json", [1e2, 1e3, 1e4, 1e5, 1e6], "penalty stiffnesses",
                   "N/m", schema={"type": "array", "minItems": 2, "uniqueItems": True,
                                  "items": {"type": "number", "exclusiveMinimum": 0}}),
@@ -46,36 +40,52 @@ OPTIONS: dict[str, tuple[ParameterSpec, ...]] = {"solvers": (
     ParameterSpec("t_end", "float", 2.0, "span of each solve", "s", low=0.0,
                   low_inclusive=False),
     ParameterSpec("records", "int", 51, "records the error is measured at", "1", low=3),
-)}
+)
 #: Timing ratios closer to 1 than this are "inconclusive" (single runs on a shared machine).
 TIMING_MARGIN = 1.25
 
 
-def check_options(task: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options of ``task`` with defaults filled; ParameterError names the bad option."""
-    if task not in OPTIONS:
-        raise ParameterError("task", f"model 'dragon_agents' has no task '{task}'; allowed: "
-                                     f"{', '.join(TASKS)}")
-    return resolve_parameters(OPTIONS[task], options)
+class Solvers(Task):
+    """Every integrator at every penalty stiffness: cost, work, error and verdicts."""
+
+    name = "solvers"
+    description = ("CPU time, work and error against a tight-tolerance reference of every "
+                   "integrator as k_penalty grows, with the article's stiffness verdicts")
+    options = OPTIONS
+    figure = ("Integrators as the penalty stiffness grows (log-log): CPU time of one solve, "
+              "right-hand-side evaluations and the largest position error against a DOP853 "
+              "reference at rtol 1e-12, one line per method.")
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        """The task on the motion of resolved ``params``; writes ``solvers.csv``."""
+        from flocklab.core.io import write_rows
+        from flocklab.models.dragon_agents.solvers import (
+            REFERENCE,
+            compare_solvers,
+            growth_exponents,
+        )
+
+        rows = compare_solvers(params, options["k_penalty"], options["methods"],
+                               options["rtol"], options["atol"], options["t_end"],
+                               options["records"])
+        write_rows(rows, Path(out_dir) / "solvers.csv")
+        exponents = {key: growth_exponents(rows, key) for key in ("steps", "nfev", "cpu_s")}
+        return {"problem": f"N = {params['N']}, {options['t_end']:g} s, path "
+                           f"{params['path']['kind']}, rtol {options['rtol']:g}, atol "
+                           f"{options['atol']:g}; reference {REFERENCE[0]} rtol "
+                           f"{REFERENCE[1]:g}, atol {REFERENCE[2]:g}",
+                "rows": rows, "exponents": exponents,
+                "verdicts": stiffness_verdicts(rows, exponents["steps"])}
+
+    def draw(self, fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]
+             ) -> None:
+        from flocklab.models.dragon_agents.figures import draw_solvers
+
+        draw_solvers(fig, document)
 
 
-def run_solvers(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path
-                ) -> dict[str, Any]:
-    """The ``solvers`` task on the motion of resolved ``params``; writes ``solvers.csv``."""
-    from flocklab.core.io import write_rows
-    from flocklab.models.dragon_agents.solvers import REFERENCE, compare_solvers, growth_exponents
-
-    opts = check_options("solvers", options)
-    rows = compare_solvers(params, opts["k_penalty"], opts["methods"], opts["rtol"],
-                           opts["atol"], opts["t_end"], opts["records"])
-    write_rows(rows, out_dir / "solvers.csv")
-    exponents = {key: growth_exponents(rows, key) for key in ("steps", "nfev", "cpu_s")}
-    return {"problem": f"N = {params['N']}, {opts['t_end']:g} s, path "
-                       f"{params['path']['kind']}, rtol {opts['rtol']:g}, atol "
-                       f"{opts['atol']:g}; reference {REFERENCE[0]} rtol {REFERENCE[1]:g}, "
-                       f"atol {REFERENCE[2]:g}",
-            "rows": rows, "exponents": exponents,
-            "verdicts": stiffness_verdicts(rows, exponents["steps"])}
+TASKS: tuple[Task, ...] = (Solvers(),)
 
 
 def stiffness_verdicts(rows: Sequence[Mapping[str, Any]], step_exponents: Mapping[str, float]
@@ -121,26 +131,3 @@ def _copes(implicit: Mapping[str, Any], explicit: Mapping[str, Any], k_pen: floa
                         f"(ratio {ratio:.2f}); steps {implicit['steps']} against "
                         f"{explicit['steps']}; error {implicit['error_m']:.1e} m against "
                         f"{explicit['error_m']:.1e} m"}
-
-
-def draw_solvers(fig: Any, document: Mapping[str, Any]) -> None:
-    """CPU time, RHS evaluations and error against k_penalty, one line per method."""
-    rows = document["result"]["rows"]
-    panels = (("cpu_s", "CPU time of the solve [s]"), ("nfev", "RHS evaluations"),
-              ("error_m", "largest position error [m]"))
-    fig.set_size_inches(10.5, 3.6)
-    axes = fig.subplots(1, len(panels))
-    markers = "osD^v"
-    for number, method in enumerate(dict.fromkeys(row["method"] for row in rows)):
-        mine = sorted((row for row in rows if row["method"] == method),
-                      key=lambda row: row["k_penalty"])
-        k = np.array([row["k_penalty"] for row in mine])
-        for ax, (key, _) in zip(axes, panels, strict=True):
-            ax.plot(k, [row[key] for row in mine], marker=markers[number % len(markers)],
-                    markersize=4, linewidth=1, label=method)
-    for ax, (_, label) in zip(axes, panels, strict=True):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("k_penalty [N/m]")
-        ax.set_ylabel(label)
-    axes[0].legend(fontsize=7, frameon=False)

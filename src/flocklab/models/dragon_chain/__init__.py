@@ -9,11 +9,12 @@ of diameter ``turn_diameter``, an S-curve of two tangent arcs with radius ratio 
 the centrally mirrored out-spiral (question 4; contest time 0 when the head enters the S).
 
 The state at every time is exact (no time integration): positions from the chain solver,
-speeds from rigid-bench kinematics (:mod:`flocklab.models.dragon_chain.chain`). Contest time is
+speeds from rigid-bench kinematics (:mod:`flocklab.geometry.chain`). Contest time is
 ``t0 + t`` with ``t`` the run's time. Observables: head position and radius, the smallest
 board clearance over all non-adjacent bench pairs (separating axes, negative when two boards
 overlap; the primary observable) and the largest handle speed. Run-level outputs: the first
-contact time in the run's window, found to 1e-6 s (:func:`flocklab.models.dragon_chain.collision.first_contact`),
+contact time in the run's window, found to 1e-6 s
+(:func:`flocklab.models.dragon_chain.collision.first_contact`),
 and the head radius then.
 
 Reference: 2024 China Undergraduate Mathematical Contest in Modeling, problem A,
@@ -37,23 +38,20 @@ from flocklab.core.model import (
     SnapshotVariable,
 )
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.core.time import TimeGrid
-
-#: The contest questions as tasks (descriptions; see :mod:`flocklab.models.dragon_chain.tasks`).
-TASKS = {
-    "positions": "Q1: all handles on the in-spiral (positions and speeds every t_step s)",
-    "collision": "Q2: first contact of two boards as the head spirals in",
-    "min_pitch": "Q3: smallest pitch reaching the turnaround circle without contact",
-    "turnaround": "Q4: all handles on the turnaround path, S-curve geometry and length",
-    "max_speed": "Q5: largest head speed keeping every handle at or below the limit",
-}
+from flocklab.models.dragon_chain.geometry import (
+    BenchGeometry,
+    in_spiral,
+    innermost_head_arc_length,
+    turnaround,
+)
+from flocklab.models.dragon_chain.tasks import TASKS, geometry_of
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
+    from flocklab.core.time import TimeGrid
+
 PATH_KINDS = ("spiral", "turnaround")
-#: Boards closer than this are drawn as touching (m).
-TOUCH_DRAW_TOLERANCE = 1e-3
 
 
 def _positive(name: str, default: float, description: str, unit: str, symbol: str = ""
@@ -112,47 +110,42 @@ class DragonChain(Model):
         Metric("collision_radius", "head radius at the first contact (NaN if none)", "m"),
         Metric("max_speed_ratio", "largest recorded handle speed over the head speed", "1"),
     )
-    supports_checkpoint = True
-    tasks: ClassVar[dict[str, str]] = TASKS
+    tasks = TASKS
+    drawing = "flocklab.models.dragon_chain.figures:ChainDrawing"
 
     # ----------------------------------------------------------------- set-up
 
     def entity_count(self, params: Mapping[str, Any]) -> int:
         return int(params["n_benches"]) + 1
 
-    def geometry(self, params: Mapping[str, Any]):
+    def geometry(self, params: Mapping[str, Any]) -> BenchGeometry:
         """The :class:`~flocklab.models.dragon_chain.geometry.BenchGeometry` of ``params``."""
-        from flocklab.models.dragon_chain.tasks import geometry_of
-
         return geometry_of(params)
 
     def path(self, params: Mapping[str, Any]) -> tuple[Any, float]:
         """The head path and the head's arc length at contest time 0."""
-        from flocklab.models.dragon_chain.questions import in_spiral, turnaround
-
         if params["path"] == "spiral":
             return in_spiral(params["pitch"], params["start_turn"]), 0.0
         turn = turnaround(params["pitch"], params["turn_diameter"], params["ratio"],
                           self.geometry(params))
         return turn.path, turn.s_enter
 
-    def check(self, params: dict[str, Any]) -> None:
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """Board and hole sizes, the turnaround's fit, the head's start turn and, with the
+        run's grid, that a spiral run ends before the head reaches the centre."""
         geometry = self.geometry(params)  # board and hole sizes (errors name the key)
         if params["path"] == "turnaround":
             self.path(params)  # turn circle larger than the head bench, ratio > 0
-        elif params["start_turn"] * params["pitch"] * 2 < geometry.spacings[0]:
+            return
+        if params["start_turn"] * params["pitch"] * 2 < geometry.spacings[0]:
             raise ParameterError("start_turn", f"parameter 'start_turn' = "
                                  f"{params['start_turn']!r}: the head starts inside the turn "
                                  f"where its bench no longer fits")
-
-    def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
-        if params["path"] != "spiral":
+        if grid is None:
             return
-        from flocklab.models.dragon_chain.questions import innermost_head_arc_length
-
         spiral, _ = self.path(params)
         s_last = params["head_speed"] * (params["t0"] + grid.t_end)
-        limit = innermost_head_arc_length(spiral, self.geometry(params))
+        limit = innermost_head_arc_length(spiral, geometry)
         if s_last > limit:
             raise ParameterError("t_end", f"'t_end' = {grid.t_end:g}: the head reaches the "
                                  f"spiral's centre after {limit / params['head_speed']:g} s "
@@ -171,7 +164,7 @@ class DragonChain(Model):
         return state
 
     def _place(self, state: dict, params: Mapping[str, Any], t: float) -> None:
-        from flocklab.models.dragon_chain.chain import chain_state
+        from flocklab.geometry.chain import chain_state
 
         s_head = state["_s_zero"] + params["head_speed"] * (params["t0"] + t)
         try:
@@ -201,7 +194,7 @@ class DragonChain(Model):
         return {"x": state["xy"][:, 0].copy(), "y": state["xy"][:, 1].copy(),
                 "speed": state["speed"].copy()}
 
-    def extra_outputs(self, state: dict, params: Mapping[str, Any]
+    def run_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
         """First contact between contest times ``t0`` and the run's end (to 1e-6 s)."""
         from flocklab.models.dragon_chain.collision import first_contact
@@ -222,7 +215,7 @@ class DragonChain(Model):
                                  "first contact", "units": "m"}),
         }
 
-    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
         ratio = run["max_speed"].values / float(run.attrs["head_speed"])
         return {"collision_time": float(run["collision_time"].values),
                 "collision_radius": float(run["collision_radius"].values),
@@ -235,48 +228,3 @@ class DragonChain(Model):
         pairs = (n - 1) * (n - 2) // 2
         words = 3 * n * len(grid.frame_steps) + 6 * len(grid.record_steps) + 12 * pairs
         return Resources(2 * 8 * words, 0.005 * grid.steps + 2.0)
-
-    def check_task(self, task: str, params: Mapping[str, Any],
-                   options: Mapping[str, Any]) -> None:
-        """Options of the contest tasks (:data:`flocklab.models.dragon_chain.tasks.TASK_OPTIONS`)."""
-        from flocklab.models.dragon_chain.tasks import check_options
-
-        check_options(task, params, options)
-
-    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
-                 out_dir: str) -> dict[str, Any]:
-        """Answer one contest question: tables into ``out_dir``, the answer returned
-        (:func:`flocklab.models.dragon_chain.tasks.run`)."""
-        from flocklab.models.dragon_chain.tasks import run
-
-        return run(task, params, options, out_dir)
-
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Boards as rectangles (touching ones red), the path in grey, the head marked."""
-        from matplotlib.collections import PolyCollection
-
-        from flocklab.models.dragon_chain.collision import all_pairs, bench_rectangles, separation
-
-        params = {spec.name: run.attrs.get(spec.name, spec.default) for spec in self.parameters}
-        geometry = self.geometry(params)
-        xy = np.stack([run["x"].values[frame], run["y"].values[frame]], axis=-1)
-        rects = bench_rectangles(xy, geometry)
-        j, k = all_pairs(geometry.n_benches)
-        gap = separation(rects, j, k)
-        touching = np.zeros(geometry.n_benches, dtype=bool)
-        hits = gap < TOUCH_DRAW_TOLERANCE
-        touching[j[hits]] = touching[k[hits]] = True
-        path, s_zero = self.path(params)
-        s = np.linspace(s_zero - 1.05 * geometry.length + params["t0"], s_zero + 250.0, 4000)
-        curve = path.position(s)
-        ax.plot(curve[:, 0], curve[:, 1], color="0.85", lw=0.5, zorder=0)
-        colours = np.where(touching, "tab:red", "tab:blue")
-        ax.add_collection(PolyCollection(rects.corners(), facecolors="none",
-                                         edgecolors=colours, linewidths=0.5))
-        ax.plot(*xy[0], "o", color="tab:orange", ms=3)
-        ax.set_aspect("equal")
-        ax.set_xlabel("x [m]")
-        ax.set_ylabel("y [m]")
-        t = float(run["frame"].values[frame]) + params["t0"]
-        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:.10g} s".strip(), fontsize=9)

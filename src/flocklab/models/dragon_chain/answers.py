@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from flocklab.geometry.chain import ChainState, chain_state
 from flocklab.geometry.paths import Path
-from flocklab.models.dragon_chain.chain import ChainState, chain_state
 from flocklab.models.dragon_chain.collision import all_pairs_separation
 from flocklab.models.dragon_chain.geometry import BenchGeometry
 from flocklab.models.dragon_chain.questions import Trajectory, s_curve_length_vs_ratio

@@ -35,8 +35,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
+from flocklab.geometry.chain import chain_positions, chain_state, solve_chain
 from flocklab.geometry.paths import Path
-from flocklab.models.dragon_chain.chain import chain_positions, chain_state, solve_chain
 from flocklab.models.dragon_chain.geometry import BenchGeometry
 
 FloatArray = NDArray[np.float64]

@@ -1,4 +1,4 @@
-"""Bench geometry of the 2024 CUMCM problem A dragon (all lengths in metres).
+"""Bench geometry and the contest paths of the 2024 CUMCM problem A dragon (lengths in m).
 
 223 benches: the head bench (board 3.41 m) and 222 others (221 body benches and the tail
 bench, boards 2.20 m), all 0.30 m wide, with hole centres 0.275 m from the board ends.
@@ -10,12 +10,15 @@ Reference: 2024 China Undergraduate Mathematical Contest in Modeling, problem A.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from flocklab.core.parameters import ParameterError
+from flocklab.geometry.chain import follow
+from flocklab.geometry.paths import TWO_PI, Spiral, Turnaround, turnaround_path
 
 N_BENCHES = 223
 HEAD_BOARD = 3.41
@@ -92,3 +95,54 @@ def handle_labels(n_handles: int = N_BENCHES + 1) -> list[str]:
     """Contest row labels: 龙头, 第1节龙身 ... 第221节龙身, 龙尾, 龙尾（后）."""
     body = [f"第{i}节龙身" for i in range(1, n_handles - 2)]
     return ["龙头", *body, "龙尾", "龙尾（后）"]
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def positive(name: str, value: float, unit: str) -> float:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        raise ParameterError(name, f"parameter '{name}' = {value!r} must be a number > 0 ({unit})")
+    return float(value)
+
+
+def in_spiral(pitch: float, start_turn: float) -> Spiral:
+    """The Q1 in-spiral; arc length 0 at the head's start, polar angle 2 pi ``start_turn``."""
+    positive("pitch", pitch, "m")
+    positive("start_turn", start_turn, "turns")
+    return Spiral(pitch, TWO_PI * start_turn, 0.0)
+
+
+def innermost_head_arc_length(spiral: Spiral, geometry: BenchGeometry) -> float:
+    """Largest head arc length the chain solver accepts: :math:`b(2\\theta+\\pi) \\ge d_0`."""
+    theta_min = max(0.5 * (geometry.spacings.max() / spiral.b - math.pi), 0.0) + 1e-6
+    return float(spiral.arc_length_at(theta_min))
+
+
+def turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.0,
+               geometry: BenchGeometry | None = None) -> Turnaround:
+    """The Q4 path, validating the keys ``pitch``, ``turn_diameter`` and ``ratio``.
+
+    The turnaround circle must be wider than the head bench, and the first benches must find
+    their rear handles within four bench lengths of path behind them while the head crosses
+    the S-curve; otherwise ParameterError names ``turn_diameter``.
+    """
+    geometry = geometry or BenchGeometry()
+    positive("pitch", pitch, "m")
+    positive("turn_diameter", turn_diameter, "m")
+    positive("ratio", ratio, "1")
+    if turn_diameter <= geometry.spacings[0]:
+        raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r} "
+                             f"must exceed the head handle spacing {geometry.spacings[0]:g} m")
+    path = turnaround_path(pitch, 0.5 * turn_diameter, ratio)
+    # the first benches must find their rear handle within 4 bench lengths of path
+    probe = path.s_enter + np.linspace(0.0, path.s_curve_length + 2 * geometry.spacings[0], 17)
+    try:
+        s = probe
+        for spacing in geometry.spacings[:4]:
+            s = follow(path.path, s, float(spacing))
+    except ValueError:
+        raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r}: "
+                             "the turnaround is too tight for the head bench at pitch "
+                             f"{pitch:g} m, ratio {ratio:g}") from None
+    return path

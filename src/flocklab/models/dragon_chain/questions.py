@@ -24,45 +24,32 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from flocklab.core.parameters import ParameterError
-from flocklab.geometry.paths import TWO_PI, Spiral, Turnaround, turnaround_path
-from flocklab.models.dragon_chain.chain import (
+from flocklab.geometry.chain import (
     ChainState,
     chain_state,
     path_frames,
     solve_chain,
     speed_ratios,
 )
+from flocklab.geometry.paths import TWO_PI, Spiral, Turnaround
 from flocklab.models.dragon_chain.collision import first_contact, touching_pairs
-from flocklab.models.dragon_chain.geometry import BenchGeometry
+from flocklab.models.dragon_chain.geometry import (
+    BenchGeometry,
+    in_spiral,
+    innermost_head_arc_length,
+    positive,
+    turnaround,
+)
 
 FloatArray = NDArray[np.float64]
 
 
-def _positive(name: str, value: float, unit: str) -> float:
-    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-        raise ParameterError(name, f"parameter '{name}' = {value!r} must be a number > 0 ({unit})")
-    return float(value)
-
-
 def _times(t_start: float, t_end: float, t_step: float) -> FloatArray:
-    _positive("t_step", t_step, "s")
+    positive("t_step", t_step, "s")
     if not t_end >= t_start:
         raise ParameterError("t_end", f"parameter 't_end' = {t_end!r} must be >= t_start")
     n = math.floor((t_end - t_start) / t_step + 1e-9) + 1
     return t_start + t_step * np.arange(n)
-
-
-def in_spiral(pitch: float, start_turn: float) -> Spiral:
-    """The Q1 in-spiral; arc length 0 at the head's start, polar angle 2 pi ``start_turn``."""
-    _positive("pitch", pitch, "m")
-    _positive("start_turn", start_turn, "turns")
-    return Spiral(pitch, TWO_PI * start_turn, 0.0)
-
-
-def innermost_head_arc_length(spiral: Spiral, geometry: BenchGeometry) -> float:
-    """Largest head arc length the chain solver accepts: :math:`b(2\\theta+\\pi) \\ge d_0`."""
-    theta_min = max(0.5 * (geometry.spacings.max() / spiral.b - math.pi), 0.0) + 1e-6
-    return float(spiral.arc_length_at(theta_min))
 
 
 # --------------------------------------------------------------------------- Q1
@@ -87,7 +74,7 @@ def q1_spiral(pitch: float = 0.55, start_turn: float = 16.0, head_speed: float =
     """
     geometry = geometry or BenchGeometry()
     spiral = in_spiral(pitch, start_turn)
-    _positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m/s")
     times = _times(t_start, t_end, t_step)
     s_head = head_speed * times
     limit = innermost_head_arc_length(spiral, geometry)
@@ -111,7 +98,7 @@ def q2_collision(pitch: float = 0.55, start_turn: float = 16.0, head_speed: floa
     """
     geometry = geometry or BenchGeometry()
     spiral = in_spiral(pitch, start_turn)
-    _positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m/s")
     search = first_contact(spiral, 0.0, innermost_head_arc_length(spiral, geometry), geometry, step)
     if search.s_contact is None:
         return {"time": None, "min_separation": search.min_separation}
@@ -139,8 +126,8 @@ def contact_radius(pitch: float, r_start: float = 8.8, r_end: float = 0.0, step:
     centre). This is the staircase function of pitch behind Q3.
     """
     geometry = geometry or BenchGeometry()
-    _positive("pitch", pitch, "m")
-    _positive("r_start", r_start, "m")
+    positive("pitch", pitch, "m")
+    positive("r_start", r_start, "m")
     spiral = Spiral(pitch, r_start * TWO_PI / pitch, 0.0)
     s_end = min(float(spiral.arc_length_at(r_end * TWO_PI / pitch)),
                 innermost_head_arc_length(spiral, geometry))
@@ -170,7 +157,7 @@ def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float 
     bisected to ``tol``, and the neighbourhood above the answer is re-checked on a fine grid.
     """
     geometry = geometry or BenchGeometry()
-    radius = 0.5 * _positive("turn_diameter", turn_diameter, "m")
+    radius = 0.5 * positive("turn_diameter", turn_diameter, "m")
 
     def free(p: float) -> bool:
         return contact_radius(p, r_start, radius, step, geometry) is None
@@ -194,33 +181,6 @@ def q3_min_pitch(turn_diameter: float = 9.0, r_start: float = 8.8, p_low: float 
 
 
 # --------------------------------------------------------------------------- Q4
-
-
-def turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 2.0,
-               geometry: BenchGeometry | None = None) -> Turnaround:
-    """The Q4 path, validating the keys ``pitch``, ``turn_diameter`` and ``ratio``.
-
-    The turnaround circle must be wider than the head bench, and the first benches must find
-    their rear handles within four bench lengths of path behind them while the head crosses
-    the S-curve; otherwise ParameterError names ``turn_diameter``.
-    """
-    geometry = geometry or BenchGeometry()
-    _positive("pitch", pitch, "m")
-    _positive("turn_diameter", turn_diameter, "m")
-    _positive("ratio", ratio, "1")
-    if turn_diameter <= geometry.spacings[0]:
-        raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r} "
-                             f"must exceed the head handle spacing {geometry.spacings[0]:g} m")
-    path = turnaround_path(pitch, 0.5 * turn_diameter, ratio)
-    # the first benches must find their rear handle within 4 bench lengths of path
-    probe = path.s_enter + np.linspace(0.0, path.s_curve_length + 2 * geometry.spacings[0], 17)
-    try:
-        solve_chain(path.path, probe, geometry.spacings[:4])
-    except ValueError:
-        raise ParameterError("turn_diameter", f"parameter 'turn_diameter' = {turn_diameter!r}: "
-                             "the turnaround is too tight for the head bench at pitch "
-                             f"{pitch:g} m, ratio {ratio:g}") from None
-    return path
 
 
 def s_curve_geometry(path: Turnaround) -> dict:
@@ -255,7 +215,7 @@ def q4_turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float =
     """Q4: all handles on the turnaround path; ``t = 0`` when the head enters the S-curve."""
     geometry = geometry or BenchGeometry()
     path = turnaround(pitch, turn_diameter, ratio, geometry)
-    _positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m/s")
     times = _times(t_start, t_end, t_step)
     state = chain_state(path.path, path.s_enter + head_speed * times, geometry.spacings,
                         head_speed)
@@ -315,7 +275,7 @@ def q5_max_speed(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 
     """
     geometry = geometry or BenchGeometry()
     path = turnaround(pitch, turn_diameter, ratio, geometry)
-    _positive("limit", limit, "m/s")
+    positive("limit", limit, "m/s")
     if t_end is None:
         t_end = path.s_curve_length + geometry.length * 1.1 + 100.0
     s = path.s_enter + np.arange(t_start, t_end, step)

@@ -1,10 +1,11 @@
 """The contest questions as pipeline tasks of the ``dragon_chain`` model.
 
-Each task takes the model's resolved parameters (pitch, head speed, turnaround diameter and
-ratio, bench geometry) and a few options (:data:`TASK_OPTIONS`, checked by
-:func:`check_options` before any job runs), calls the functions of
+Each task (a :class:`flocklab.tasks.Task`) takes the model's resolved parameters (pitch, head
+speed, turnaround diameter and ratio, bench geometry) and a few options (declared as
+parameter specs, checked before any job runs), calls the functions of
 :mod:`flocklab.models.dragon_chain.questions`, writes the contest tables into the task's directory
-(:func:`flocklab.models.dragon_chain.tables.write_tables`; ``.xlsx`` only where openpyxl is installed)
+(:func:`flocklab.models.dragon_chain.tables.write_tables`; ``.xlsx`` only where openpyxl is
+installed)
 and returns a JSON-ready document: ``answer`` (six decimals), ``check`` (how it was
 verified) and ``files`` (the table files, relative to the directory).
 
@@ -25,19 +26,25 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flocklab.core.io import json_ready
-from flocklab.core.parameters import ParameterError, ParameterSpec, resolve_parameters
-from flocklab.models.dragon_chain import answers
-from flocklab.models.dragon_chain import questions as q
-from flocklab.models.dragon_chain.chain import chain_state
-from flocklab.models.dragon_chain.geometry import BenchGeometry
-from flocklab.models.dragon_chain.tables import Table, write_tables
+from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.models.dragon_chain.geometry import (
+    BenchGeometry,
+    in_spiral,
+    innermost_head_arc_length,
+    turnaround,
+)
+from flocklab.tasks import Task
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.core.model import Model
+    from flocklab.models.dragon_chain.tables import Table
 
 #: Most table columns (times) a trajectory task writes.
 MAX_TIMES = 20001
@@ -59,44 +66,13 @@ def _window(start: float, end: float, every: float) -> tuple[ParameterSpec, ...]
                     "s", positive=True))
 
 
-TASK_OPTIONS: dict[str, tuple[ParameterSpec, ...]] = {
-    "positions": _window(0.0, 300.0, 60.0),
-    "collision": (_number("step", 0.1, "contact scan step of the head", "m", positive=True),),
-    "min_pitch": (
-        _number("r_start", 8.8, "head start radius", "m", positive=True),
-        _number("p_low", 0.40, "lowest pitch of the scan", "m", positive=True),
-        _number("p_high", 0.56, "highest pitch of the scan (must be free)", "m",
-                positive=True),
-        _number("grid_step", 0.02, "pitch scan step", "m", positive=True),
-        _number("tol", 1e-8, "bisection tolerance of the pitch", "m", positive=True),
-        _number("step", 0.1, "contact scan step of the head", "m", positive=True)),
-    "turnaround": _window(-100.0, 100.0, 50.0),
-    "max_speed": (
-        _number("limit", 2.0, "largest allowed handle speed", "m/s", positive=True),
-        _number("t_start", -200.0, "scan start, s of 1 m/s travel from the S-curve entry",
-                "s"),
-        _number("step", 0.1, "scan step of the head", "m", positive=True)),
-}
+def geometry_of(params: Mapping[str, Any]) -> BenchGeometry:
+    """Bench geometry of the model parameters (errors name the key)."""
+    return BenchGeometry(int(params["n_benches"]), params["head_board"], params["body_board"],
+                         params["board_width"], params["hole_offset"])
 
 
-def check_options(task: str, params: Mapping[str, Any], options: Mapping[str, Any]
-                  ) -> dict[str, Any]:
-    """Options of ``task`` with defaults filled; ParameterError names the bad option."""
-    specs = TASK_OPTIONS[task]
-    unknown = sorted(set(options) - {spec.name for spec in specs})
-    if unknown:
-        raise ParameterError(unknown[0], f"task '{task}' takes no option '{unknown[0]}'; "
-                             f"allowed: {', '.join(spec.name for spec in specs)}")
-    resolved = resolve_parameters(specs, options)
-    if "t_end" in resolved:
-        _check_window(task, params, resolved)
-    if task == "min_pitch" and not resolved["p_low"] < resolved["p_high"]:
-        raise ParameterError("p_high", f"option 'p_high' = {resolved['p_high']!r} must "
-                             f"exceed p_low = {resolved['p_low']!r}")
-    return resolved
-
-
-def _check_window(task: str, params: Mapping[str, Any], options: dict[str, Any]) -> None:
+def _check_window(params: Mapping[str, Any], options: dict[str, Any]) -> None:
     start, end, step = options["t_start"], options["t_end"], options["t_step"]
     if not end >= start:
         raise ParameterError("t_end", f"option 't_end' = {end!r} must be >= t_start = "
@@ -104,23 +80,13 @@ def _check_window(task: str, params: Mapping[str, Any], options: dict[str, Any])
     if (end - start) / step + 1 > MAX_TIMES:
         raise ParameterError("t_step", f"option 't_step' = {step!r}: more than {MAX_TIMES} "
                              "table times between t_start and t_end")
-    if task == "positions":
-        spiral = q.in_spiral(params["pitch"], params["start_turn"])
-        limit = q.innermost_head_arc_length(spiral, geometry_of(params))
-        if params["head_speed"] * end > limit:
-            raise ParameterError("t_end", f"option 't_end' = {end!r}: the head reaches the "
-                                 f"spiral's centre after {limit / params['head_speed']:g} s")
 
 
-def geometry_of(params: Mapping[str, Any]) -> BenchGeometry:
-    """Bench geometry of the model parameters (errors name the key)."""
-    return BenchGeometry(int(params["n_benches"]), params["head_board"], params["body_board"],
-                         params["board_width"], params["hole_offset"])
-
-
-def _write(groups: Mapping[str, list[Table]], stems: Mapping[str, str], out_dir: str
+def _write(groups: Mapping[str, list[Table]], stems: Mapping[str, str], out_dir: Path
            ) -> list[str]:
     """Write each group of tables under its stem in ``out_dir``; the file names written."""
+    from flocklab.models.dragon_chain.tables import write_tables
+
     xlsx = importlib.util.find_spec("openpyxl") is not None
     written: list[str] = []
     for group, tables in groups.items():
@@ -129,22 +95,112 @@ def _write(groups: Mapping[str, list[Table]], stems: Mapping[str, str], out_dir:
     return written
 
 
-def run(task: str, params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str
-        ) -> dict[str, Any]:
-    """Run ``task`` (options checked again) and return its document."""
-    options = check_options(task, params, options)
-    runner: Callable[..., dict[str, Any]] = _RUNNERS[task]
-    return json_ready(runner(params, options, out_dir, geometry_of(params)))
+class Positions(Task):
+    """Q1: every handle on the in-spiral, positions and speeds every ``t_step`` s."""
+
+    name = "positions"
+    description = "Q1: all handles on the in-spiral (positions and speeds every t_step s)"
+    options = _window(0.0, 300.0, 60.0)
+
+    def check(self, params: Mapping[str, Any], options: dict[str, Any]) -> None:
+        _check_window(params, options)
+        spiral = in_spiral(params["pitch"], params["start_turn"])
+        limit = innermost_head_arc_length(spiral, geometry_of(params))
+        if params["head_speed"] * options["t_end"] > limit:
+            raise ParameterError("t_end", f"option 't_end' = {options['t_end']!r}: the head "
+                                 f"reaches the spiral's centre after "
+                                 f"{limit / params['head_speed']:g} s")
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return json_ready(_run_positions(params, options, out_dir, geometry_of(params)))
 
 
-def _run_positions(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str,
+class Collision(Task):
+    """Q2: the first contact of two boards as the head spirals in."""
+
+    name = "collision"
+    description = "Q2: first contact of two boards as the head spirals in"
+    options = (_number("step", 0.1, "contact scan step of the head", "m", positive=True),)
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return json_ready(_run_collision(params, options, out_dir, geometry_of(params)))
+
+
+class MinPitch(Task):
+    """Q3: the smallest pitch that reaches the turnaround circle without contact."""
+
+    name = "min_pitch"
+    description = "Q3: smallest pitch reaching the turnaround circle without contact"
+    options = (
+        _number("r_start", 8.8, "head start radius", "m", positive=True),
+        _number("p_low", 0.40, "lowest pitch of the scan", "m", positive=True),
+        _number("p_high", 0.56, "highest pitch of the scan (must be free)", "m",
+                positive=True),
+        _number("grid_step", 0.02, "pitch scan step", "m", positive=True),
+        _number("tol", 1e-8, "bisection tolerance of the pitch", "m", positive=True),
+        _number("step", 0.1, "contact scan step of the head", "m", positive=True))
+
+    def check(self, params: Mapping[str, Any], options: dict[str, Any]) -> None:
+        if not options["p_low"] < options["p_high"]:
+            raise ParameterError("p_high", f"option 'p_high' = {options['p_high']!r} must "
+                                 f"exceed p_low = {options['p_low']!r}")
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return json_ready(_run_min_pitch(params, options, out_dir, geometry_of(params)))
+
+
+class Turnaround(Task):
+    """Q4: every handle on the turnaround path, with the S-curve's geometry and length."""
+
+    name = "turnaround"
+    description = "Q4: all handles on the turnaround path, S-curve geometry and length"
+    options = _window(-100.0, 100.0, 50.0)
+
+    def check(self, params: Mapping[str, Any], options: dict[str, Any]) -> None:
+        _check_window(params, options)
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return json_ready(_run_turnaround(params, options, out_dir, geometry_of(params)))
+
+
+class MaxSpeed(Task):
+    """Q5: the largest head speed that keeps every handle at or below the limit."""
+
+    name = "max_speed"
+    description = "Q5: largest head speed keeping every handle at or below the limit"
+    options = (
+        _number("limit", 2.0, "largest allowed handle speed", "m/s", positive=True),
+        _number("t_start", -200.0, "scan start, s of 1 m/s travel from the S-curve entry",
+                "s"),
+        _number("step", 0.1, "scan step of the head", "m", positive=True))
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return json_ready(_run_max_speed(params, options, out_dir, geometry_of(params)))
+
+
+#: The contest questions, in the contest's order.
+TASKS: tuple[Task, ...] = (Positions(), Collision(), MinPitch(), Turnaround(), MaxSpeed())
+
+
+# --------------------------------------------------------------------------- the answers
+
+
+def _run_positions(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path,
                    geometry: BenchGeometry) -> dict[str, Any]:
+    from flocklab.models.dragon_chain import answers
+    from flocklab.models.dragon_chain import questions as q
+
     v = params["head_speed"]
     trajectory = q.q1_spiral(params["pitch"], params["start_turn"], v, options["t_start"],
                              options["t_end"], options["t_step"], geometry)
     files = _write(answers.trajectory_tables(trajectory, options["paper_every"]),
                    {"contest": "result1", "paper": "paper1"}, out_dir)
-    spiral = q.in_spiral(params["pitch"], params["start_turn"])
+    spiral = in_spiral(params["pitch"], params["start_turn"])
     check = answers.trajectory_checks(spiral, v * trajectory.times, trajectory.state, geometry,
                                       v)
     return {"answer": {"times": len(trajectory.times), "handles": geometry.n_handles,
@@ -154,11 +210,14 @@ def _run_positions(params: Mapping[str, Any], options: Mapping[str, Any], out_di
             "files": files}
 
 
-def _run_collision(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str,
+def _run_collision(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path,
                    geometry: BenchGeometry) -> dict[str, Any]:
+    from flocklab.models.dragon_chain import answers
+    from flocklab.models.dragon_chain import questions as q
+
     v = params["head_speed"]
     result = q.q2_collision(params["pitch"], params["start_turn"], v, options["step"], geometry)
-    spiral = q.in_spiral(params["pitch"], params["start_turn"])
+    spiral = in_spiral(params["pitch"], params["start_turn"])
     document = answers.collision_document(result, spiral, geometry, v)
     if result["time"] is None:
         return {"answer": {"time": None}, "check": {"min_separation_m":
@@ -173,8 +232,11 @@ def _run_collision(params: Mapping[str, Any], options: Mapping[str, Any], out_di
             "check": check, "state": document["state"], "files": files}
 
 
-def _run_min_pitch(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str,
+def _run_min_pitch(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path,
                    geometry: BenchGeometry) -> dict[str, Any]:
+    from flocklab.models.dragon_chain import answers
+    from flocklab.models.dragon_chain import questions as q
+
     result = q.q3_min_pitch(params["turn_diameter"], options["r_start"], options["p_low"],
                             options["p_high"], options["grid_step"], options["tol"],
                             options["step"], geometry)
@@ -190,14 +252,17 @@ def _run_min_pitch(params: Mapping[str, Any], options: Mapping[str, Any], out_di
             "files": []}
 
 
-def _run_turnaround(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str,
+def _run_turnaround(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path,
                     geometry: BenchGeometry) -> dict[str, Any]:
+    from flocklab.models.dragon_chain import answers
+    from flocklab.models.dragon_chain import questions as q
+
     v, pitch, diameter = params["head_speed"], params["pitch"], params["turn_diameter"]
     trajectory = q.q4_turnaround(pitch, diameter, params["ratio"], v, options["t_start"],
                                  options["t_end"], options["t_step"], geometry)
     files = _write(answers.trajectory_tables(trajectory, options["paper_every"]),
                    {"contest": "result4", "paper": "paper4"}, out_dir)
-    path = q.turnaround(pitch, diameter, params["ratio"], geometry)
+    path = turnaround(pitch, diameter, params["ratio"], geometry)
     s_head = path.s_enter + v * trajectory.times
     s_curve = answers.s_curve_document(trajectory, pitch, diameter)
     check = {**answers.trajectory_checks(path.path, s_head, trajectory.state, geometry, v),
@@ -211,13 +276,18 @@ def _run_turnaround(params: Mapping[str, Any], options: Mapping[str, Any], out_d
             "s_curve": s_curve, "check": check, "files": files}
 
 
-def _run_max_speed(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: str,
+def _run_max_speed(params: Mapping[str, Any], options: Mapping[str, Any], out_dir: Path,
                    geometry: BenchGeometry) -> dict[str, Any]:
+    from flocklab.models.dragon_chain import answers
+    from flocklab.models.dragon_chain import questions as q
+
     pitch, diameter, ratio = params["pitch"], params["turn_diameter"], params["ratio"]
     result = q.q5_max_speed(pitch, diameter, ratio, options["limit"], options["t_start"],
                             step=options["step"], geometry=geometry)
-    path = q.turnaround(pitch, diameter, ratio, geometry)
+    path = turnaround(pitch, diameter, ratio, geometry)
     v = result["max_head_speed"]
+    from flocklab.geometry.chain import chain_state
+
     state = chain_state(path.path, np.array([path.s_enter + result["time"]]),
                           geometry.spacings, v)
     peak = float(state.speed.max())
@@ -235,7 +305,3 @@ def _run_max_speed(params: Mapping[str, Any], options: Mapping[str, Any], out_di
             "check": check, "files": []}
 
 
-_RUNNERS: dict[str, Callable[..., dict[str, Any]]] = {
-    "positions": _run_positions, "collision": _run_collision, "min_pitch": _run_min_pitch,
-    "turnaround": _run_turnaround, "max_speed": _run_max_speed,
-}

@@ -3,7 +3,8 @@ r"""Mass–spring chains, cloth and networks with a registry of integrators (iss
 Point masses joined by damped springs, :math:`M\ddot x = F(x, \dot x)` with spring forces
 :math:`k(l - L)n`, dampers along the springs :math:`c[(v_j - v_i)\cdot n]n` or absolute
 :math:`-c\,v`, gravity and a constant force on the tip (equations in
-:mod:`flocklab.models.springs.structure`). Structures: ``chain`` (the tongue of seed 002: ``n_points``
+:mod:`flocklab.models.springs.structure`). Structures: ``chain`` (the tongue of seed 002:
+``n_points``
 points along +x, root fixed, ``tip_force`` on the last one; the article's values are the
 defaults and the point mass, which it does not give, defaults to 0.1 kg), ``cloth``
 (``nx`` x ``ny`` hanging grid with structural, shear and optional bending springs) and
@@ -44,7 +45,6 @@ from flocklab.core.model import (
 )
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.time import TimeGrid
-from flocklab.models.springs.figures import TASK_FIGURES
 from flocklab.models.springs.integrators import INTEGRATORS
 from flocklab.models.springs.tasks import TASKS
 
@@ -106,9 +106,8 @@ class Springs(Model):
     primary_observable = "tip_distance"
     entity_dim = "point"
     #: Stability table and claims, cloth cost, accuracy orders (flocklab.models.springs.tasks).
-    tasks: ClassVar[dict[str, str]] = TASKS
-    #: Stability table and global error against dt as figures (flocklab.models.springs.figures).
-    task_figures: ClassVar[dict[str, str]] = TASK_FIGURES
+    tasks = TASKS
+    drawing = "flocklab.models.springs.figures:SpringsDrawing"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("point x position", "m"),
         "y": SnapshotVariable("point y position", "m"),
@@ -191,7 +190,7 @@ class Springs(Model):
             raise ParameterError(key, error.message.replace(f"'{error.name}'", f"'{key}'")
                                  ) from None
 
-    def check(self, params: dict[str, Any]) -> None:
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         self.build(params)
 
     def entity_count(self, params: Mapping[str, Any]) -> int:
@@ -208,16 +207,6 @@ class Springs(Model):
         given = {"tol": params["newton_tol"], "max_iter": params["max_iter"],
                  "linear_solver": params["linear_solver"], "iterations": params["sweeps"]}
         return {name: given[name] for name in options if name in given}
-
-    def stability(self, given: Mapping[str, Any], **measure: Any) -> dict[str, Any]:
-        """Measured and theory stability limits of ``given["integrator"]`` on the structure of
-        ``given`` (the data of ``flocklab stability springs``; see
-        :func:`flocklab.models.springs.stability.stability_report`)."""
-        from flocklab.models.springs.stability import stability_report
-
-        params = self.resolve(given)
-        options = self.integrator_options(params)
-        return stability_report(self.build(params), params["integrator"], **options, **measure)
 
     # ----------------------------------------------------------------- hooks
 
@@ -307,7 +296,7 @@ class Springs(Model):
         z = x[:, 2] if x.shape[1] == 3 else np.zeros(x.shape[0])
         return {"x": x[:, 0].copy(), "y": x[:, 1].copy(), "z": z.copy()}
 
-    def extra_outputs(self, state: dict, params: Mapping[str, Any]
+    def run_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
         stats = state["_stepper"].stats if state["_stepper"] is not None else {}
         iterations = np.asarray(stats.get("newton_iterations", []), dtype=np.float64)
@@ -329,7 +318,7 @@ class Springs(Model):
                                             {"long_name": "largest Newton iterations of a step"})
         return out
 
-    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
         """Stability, blow-up time, energy drift, largest strain and settling time."""
         total = run["total_energy"].values
         finite = np.isfinite(total)
@@ -360,78 +349,3 @@ class Springs(Model):
             + 3 * n * len(grid.frame_steps)
         per_point_step = 5e-5 if implicit else 2e-6
         return Resources(2 * 8 * words, 1e-5 * grid.steps + per_point_step * n * grid.steps)
-
-    def check_task(self, task: str, params: Mapping[str, Any],
-                   options: Mapping[str, Any]) -> None:
-        from flocklab.models.springs.tasks import check_task
-
-        check_task(self, task, params, options)
-
-    def run_task(self, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
-                 out_dir: str) -> dict[str, Any]:
-        from flocklab.models.springs.tasks import run_task
-
-        return run_task(self, task, params, options, out_dir)
-
-    def check_task_figure(self, task: str, options: Mapping[str, Any]) -> None:
-        from flocklab.models.springs.figures import check_figure_options
-
-        check_figure_options(task, options)
-
-    def draw_task(self, fig: Any, document: Mapping[str, Any],
-                  options: Mapping[str, Any]) -> None:
-        """The stability table or the global error against dt of a task document
-        (:mod:`flocklab.models.springs.figures`)."""
-        from flocklab.models.springs.figures import draw_task_figure
-
-        draw_task_figure(fig, document, options)
-
-    def _run_system(self, run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
-        """The structure a run was made with, rebuilt from its recorded parameters."""
-        import json
-
-        params = json.loads(run.attrs["parameters"]) if isinstance(
-            run.attrs.get("parameters"), str) else dict(run.attrs)
-        return self.build({**{s.name: s.default for s in self.parameters}, **params}), params
-
-    def projection(self, run: xr.Dataset) -> str | None:
-        """``"3d"`` for a 3-D structure (the cloth), ``None`` (ordinary axes) in 2-D."""
-        return "3d" if self._run_system(run)[0].dim == 3 else None
-
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Springs as lines and points as dots; fixed points as black squares.
-
-        A 2-D structure is drawn in the x–y plane on ordinary axes; a 3-D one (the cloth)
-        on the :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks
-        for, by :func:`flocklab.models.springs.figures.draw_structure_3d`.
-        """
-        system, params = self._run_system(run)
-        title = f"{label} {params.get('integrator', '')} " \
-                f"t = {run['frame'].values[frame]:g} s".strip()
-        if system.dim == 3:
-            from flocklab.models.springs.figures import draw_structure_3d
-
-            positions = np.stack([run[c].values for c in ("x", "y", "z")], axis=-1)
-            draw_structure_3d(ax, positions, frame, system.springs, system.fixed,
-                              pad=float(np.mean(system.rest_length)))
-            ax.set_title(title, fontsize=9)
-            return
-        x = run["x"].values[frame]
-        vertical = run["y"].values[frame]
-        i, j = system.springs.T
-        segments = np.stack([np.column_stack([x[i], vertical[i]]),
-                             np.column_stack([x[j], vertical[j]])], axis=1)
-        from matplotlib.collections import LineCollection
-
-        ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.6))
-        fixed = system.fixed
-        ax.plot(x[~fixed], vertical[~fixed], "o", ms=3, color="C0")
-        ax.plot(x[fixed], vertical[fixed], "s", ms=5, color="k")
-        pad = float(np.mean(system.rest_length))
-        ax.set_xlim(x.min() - pad, x.max() + pad)
-        ax.set_ylim(vertical.min() - pad, vertical.max() + pad)
-        ax.set_aspect("equal", adjustable="datalim")
-        ax.set_xlabel("x (m)")
-        ax.set_ylabel("y (m)")
-        ax.set_title(title, fontsize=9)

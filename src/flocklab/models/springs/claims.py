@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from flocklab.analysis.sensitivity import Verdict
+from flocklab.models.springs.integrators import STUDY_METHODS
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.stability import linearise, measured_dt_max, theory_dt_max
 from flocklab.models.springs.statics import static_equilibrium
@@ -48,9 +49,7 @@ RESOLUTION = 0.02
 #: Ratio of stability limits that counts as "markedly" more stable.
 MARKEDLY = 2.0
 TONGUE_MASSES = (0.01, 0.1, 1.0)
-STUDY_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "velocity_verlet",
-                 "position_verlet", "rk4", "implicit_euler", "implicit_euler_diagonal",
-                 "implicit_midpoint")
+
 
 
 @dataclass

@@ -9,11 +9,9 @@ r"""Figures of the springs model's task results (figure kind ``task``).
   0; measured: unstable already at the sweep's smallest step, an upper bound).
 * :func:`accuracy_figure` — the ``accuracy`` task's global error against :math:`\Delta t` per
   integrator on log–log axes, the fitted order in the legend.
-* :func:`draw_structure_3d` — one frame of a 3-D structure (the cloth) on 3-D axes, for the
-  model's snapshots and animation frames (:meth:`flocklab.models.springs.Springs.draw`).
-
-Matplotlib is imported inside the drawing functions only: the model module imports
-:data:`TASK_FIGURES` when the Snakefile is parsed.
+* :class:`SpringsDrawing` — one frame of a run: springs as lines, points as dots, fixed
+  points as black squares; a 3-D structure (the cloth) on 3-D axes
+  (:func:`draw_structure_3d`).
 
 The task documents are strict JSON (:func:`flocklab.core.io.json_ready`: NaN and
 :math:`\pm\infty` are ``null``). In a stability row, ``dt_measured`` is never NaN
@@ -25,61 +23,26 @@ amplification matrix, :func:`flocklab.models.springs.stability.theory_dt_max`), 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import get_model
+from flocklab.figures.drawing import Drawing
 
-#: One-line description of each drawing (the report caption), task -> text.
-TASK_FIGURES: dict[str, str] = {
-    "stability": "Largest stable time step of each integrator (log axis): filled circles "
-                 "measured by a sweep and bisection on nonlinear runs, open diamonds the "
-                 "linear theory (spectral radius of the one-step amplification matrix at the "
-                 "static equilibrium <= 1), one colour per configuration, dotted: its "
-                 "sqrt(m/k) (seed 002's bound; 004 claims 2 sqrt(m/k)). Top band: stable at "
-                 "every step (theory: unconditionally; measured: up to the sweep's largest "
-                 "step, 100 x 2/omega_max by default); bottom band: unstable at every step "
-                 "(theory) or already at the sweep's smallest step (measured).",
-    "accuracy": "Global error at t_end of each integrator against the time step on the "
-                "damped single spring with a known solution (log-log axes); the legend gives "
-                "the fitted order (least-squares slope of log error against log dt).",
-}
-#: Figure options of each task and what they select.
-FIGURE_OPTIONS: dict[str, tuple[str, ...]] = {"stability": ("configurations", "methods"),
-                                              "accuracy": ("methods",)}
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+    from flocklab.models.springs.structure import SpringSystem
+
 #: Markers of the accuracy lines (identical methods, e.g. two names of one update, stay visible).
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
 #: Axes fraction of the top and bottom bands (outside the numeric data).
 BAND = 0.12
-
-
-def check_figure_options(task: str, options: Mapping[str, Any]) -> None:
-    """Validate a task figure's options (lists of non-empty strings; methods registered).
-
-    Raises
-    ------
-    ParameterError
-        Naming the task (no figure) or the option.
-    """
-    from flocklab.models.springs.integrators import INTEGRATORS
-
-    if task not in FIGURE_OPTIONS:
-        raise ParameterError("task", f"model 'springs' draws no figure of task '{task}'; it "
-                                     f"draws: {', '.join(FIGURE_OPTIONS)}")
-    for name, value in options.items():
-        if name not in FIGURE_OPTIONS[task]:
-            raise ParameterError(name, f"figures of task '{task}' take no option '{name}'; "
-                                       f"allowed: {', '.join(FIGURE_OPTIONS[task])}")
-        if not isinstance(value, list) or not value or \
-                not all(isinstance(item, str) and item for item in value):
-            raise ParameterError(name, f"option '{name}' must be a non-empty list of names")
-        unknown = [item for item in value if name == "methods" and item not in INTEGRATORS]
-        if unknown:
-            raise ParameterError(name, f"option 'methods': unknown integrator '{unknown[0]}'; "
-                                       f"allowed: {', '.join(INTEGRATORS)}")
 
 
 def _select(available: Sequence[str], chosen: Sequence[str] | None, option: str) -> list[str]:
@@ -231,14 +194,6 @@ def accuracy_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, A
     fig.set_size_inches(7.6, 4.4)
 
 
-def draw_task_figure(fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]) -> None:
-    """Draw the figure of a springs task document (``stability`` or ``accuracy``)."""
-    task = document["task"]
-    check_figure_options(task, options)
-    drawer = {"stability": stability_figure, "accuracy": accuracy_figure}[task]
-    drawer(fig, document["result"], options)
-
-
 def draw_structure_3d(ax: Any, positions: np.ndarray, frame: int, springs: np.ndarray,
                       fixed: np.ndarray, pad: float) -> None:
     """Frame ``frame`` of a 3-D mass–spring structure on :class:`~mpl_toolkits.mplot3d.axes3d.
@@ -278,3 +233,55 @@ def draw_structure_3d(ax: Any, positions: np.ndarray, frame: int, springs: np.nd
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_zlabel("z (m)")
+
+
+def run_system(run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
+    """The structure a run was made with, rebuilt from its recorded parameters."""
+    params = json.loads(run.attrs["parameters"]) if isinstance(
+        run.attrs.get("parameters"), str) else dict(run.attrs)
+    model = get_model("springs")
+    return model.build({**{s.name: s.default for s in model.parameters}, **params}), params
+
+
+class SpringsDrawing(Drawing):
+    """Springs, points and fixed points of a run's frame (2-D or 3-D)."""
+
+    def projection(self, run: xr.Dataset) -> str | None:
+        """``"3d"`` for a 3-D structure (the cloth), ``None`` (ordinary axes) in 2-D."""
+        return "3d" if run_system(run)[0].dim == 3 else None
+
+    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
+             label: str = "") -> None:
+        """Springs as lines and points as dots; fixed points as black squares.
+
+        A 2-D structure is drawn in the x–y plane on ordinary axes; a 3-D one (the cloth)
+        on the :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks
+        for, by :func:`flocklab.models.springs.figures.draw_structure_3d`.
+        """
+        system, params = run_system(run)
+        title = f"{label} {params.get('integrator', '')} " \
+                f"t = {run['frame'].values[frame]:g} s".strip()
+        if system.dim == 3:
+            positions = np.stack([run[c].values for c in ("x", "y", "z")], axis=-1)
+            draw_structure_3d(ax, positions, frame, system.springs, system.fixed,
+                              pad=float(np.mean(system.rest_length)))
+            ax.set_title(title, fontsize=9)
+            return
+        x = run["x"].values[frame]
+        vertical = run["y"].values[frame]
+        i, j = system.springs.T
+        segments = np.stack([np.column_stack([x[i], vertical[i]]),
+                             np.column_stack([x[j], vertical[j]])], axis=1)
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.6))
+        fixed = system.fixed
+        ax.plot(x[~fixed], vertical[~fixed], "o", ms=3, color="C0")
+        ax.plot(x[fixed], vertical[fixed], "s", ms=5, color="k")
+        pad = float(np.mean(system.rest_length))
+        ax.set_xlim(x.min() - pad, x.max() + pad)
+        ax.set_ylim(vertical.min() - pad, vertical.max() + pad)
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("y (m)")
+        ax.set_title(title, fontsize=9)

@@ -34,36 +34,10 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from flocklab.models.springs.kernels import spring_forces
 from flocklab.models.springs.structure import SpringSystem
 
 # --------------------------------------------------------------------------- kernels
-
-
-@njit(cache=True)
-def spring_forces(x, v, springs, rest, stiffness, damping, mass, gravity, external,
-                  absolute_damping, out):  # pragma: no cover
-    """Total force on every point into ``out`` (N, D); see the module docstring."""
-    n_points, dim = x.shape
-    for p in range(n_points):
-        for a in range(dim):
-            out[p, a] = mass[p] * gravity[a] + external[p, a] - absolute_damping * v[p, a]
-    for s in range(springs.shape[0]):
-        i = springs[s, 0]
-        j = springs[s, 1]
-        length_sq = 0.0
-        for a in range(dim):
-            length_sq += (x[j, a] - x[i, a]) ** 2
-        length = math.sqrt(length_sq)
-        if length == 0.0:
-            continue
-        closing = 0.0
-        for a in range(dim):
-            closing += (v[j, a] - v[i, a]) * (x[j, a] - x[i, a]) / length
-        scale = (stiffness[s] * (length - rest[s]) + damping[s] * closing) / length
-        for a in range(dim):
-            f = scale * (x[j, a] - x[i, a])
-            out[i, a] += f
-            out[j, a] -= f
 
 
 @njit(cache=True)

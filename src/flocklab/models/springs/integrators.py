@@ -57,116 +57,16 @@ cloth simulation", SIGGRAPH 1998 (implicit Euler with the sparse spring Jacobian
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from numba import njit
 
 from flocklab.core.parameters import ParameterError
-from flocklab.models.springs.forces import JacobianAssembler, spring_forces
-from flocklab.models.springs.structure import SpringSystem
 
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
 
-@njit(cache=True)
-def axpy(y, alpha, x):  # pragma: no cover
-    """``y += alpha * x`` in place (no temporary array)."""
-    flat_y = y.reshape(-1)
-    flat_x = x.reshape(-1)
-    for n in range(flat_y.size):
-        flat_y[n] += alpha * flat_x[n]
-
-
-@njit(cache=True)
-def _csr_matvec(indptr, indices, data, x, out):  # pragma: no cover
-    for row in range(out.size):
-        total = 0.0
-        for slot in range(indptr[row], indptr[row + 1]):
-            total += data[slot] * x[indices[slot]]
-        out[row] = total
-
-
-@njit(cache=True)
-def jacobi_pcg(indptr, indices, data, b, x, rtol, max_iter, work):  # pragma: no cover
-    r"""Jacobi-preconditioned conjugate gradients for :math:`A x = b`, in place in ``x``.
-
-    Parameters
-    ----------
-    indptr, indices, data : arrays
-        :math:`A` in CSR form, symmetric positive definite, shape (n, n).
-    b : (n,) array
-        Right-hand side.
-    x : (n,) array
-        Start (zero here) and result.
-    rtol : float
-        Stop when :math:`\|b - A x\|_2 \le` rtol :math:`\|b\|_2`.
-    max_iter : int
-        Iteration cap.
-    work : (5, n) array
-        Scratch (residual, preconditioned residual, direction, :math:`A p`, inverse diagonal),
-        so that a solve allocates nothing.
-
-    Returns
-    -------
-    int
-        Iterations done (``max_iter`` + 1 if the cap was hit before convergence).
-
-    Notes
-    -----
-    With :math:`A = M + h^2 K + h C`, :math:`K, C` positive semi-definite, the condition number
-    is at most :math:`1 + (h^2\lambda_{max}(K) + h\lambda_{max}(C))/m_{min}`, bounded by the
-    local stiffness whatever the number of points, so the iteration count does not grow with
-    N and a solve costs O(N) (Saad, *Iterative Methods for Sparse Linear Systems*, 2003, 6.11).
-    """
-    n = b.size
-    r, z, p, q, inverse_diagonal = work[0], work[1], work[2], work[3], work[4]
-    for row in range(n):
-        for slot in range(indptr[row], indptr[row + 1]):
-            if indices[slot] == row:
-                inverse_diagonal[row] = 1.0 / data[slot]
-    _csr_matvec(indptr, indices, data, x, q)
-    b_norm_sq = 0.0
-    rz = 0.0
-    for i in range(n):
-        r[i] = b[i] - q[i]
-        z[i] = inverse_diagonal[i] * r[i]
-        p[i] = z[i]
-        rz += r[i] * z[i]
-        b_norm_sq += b[i] * b[i]
-    threshold = rtol * rtol * b_norm_sq
-    for iteration in range(max_iter):
-        r_norm_sq = 0.0
-        for i in range(n):
-            r_norm_sq += r[i] * r[i]
-        if r_norm_sq <= threshold:
-            return iteration
-        _csr_matvec(indptr, indices, data, p, q)
-        pq = 0.0
-        for i in range(n):
-            pq += p[i] * q[i]
-        alpha = rz / pq
-        rz_new = 0.0
-        for i in range(n):
-            x[i] += alpha * p[i]
-            r[i] -= alpha * q[i]
-            z[i] = inverse_diagonal[i] * r[i]
-            rz_new += r[i] * z[i]
-        beta = rz_new / rz
-        rz = rz_new
-        for i in range(n):
-            p[i] = z[i] + beta * p[i]
-    return max_iter + 1
-
-
-@njit(cache=True)
-def newton_rhs(mass, free, w, v, force, h, out):  # pragma: no cover
-    r"""Minus the Newton residual, :math:`-G = h F - M (w - v)`, on the ``free`` coordinates
-    (flat arrays; ``out`` has shape (n_free,))."""
-    for k in range(free.size):
-        q = free[k]
-        out[k] = h * force[q] - mass[k] * (w[q] - v[q])
-    return out
+    from flocklab.models.springs.structure import SpringSystem
 
 
 class Integrator:
@@ -188,6 +88,8 @@ class Integrator:
       ``implicit`` (solves equations each step) and ``options`` (option name -> default);
     * ``__init__`` precomputes everything a step needs (buffers, sparsity patterns) and calls
       ``super().__init__``; ``step`` must not allocate arrays of size N in explicit methods;
+    * kernels are called through ``self.k`` (:mod:`flocklab.models.springs.kernels`), so
+      that the registry imports no numba;
     * ``step(x, v)`` advances ``x`` and ``v`` (shape (N, D), float64, C-contiguous) in place by
       one ``dt``; fixed points keep their positions and zero velocity (use
       :meth:`acceleration`, which is zero on them, or restrict solves to ``system.free_dofs``);
@@ -212,6 +114,10 @@ class Integrator:
             raise ParameterError(unknown[0], f"unknown option '{unknown[0]}' of integrator "
                                              f"'{self.name}'; allowed: "
                                              f"{', '.join(self.options) or 'none'}")
+        from flocklab.models.springs import kernels
+
+        #: The compiled kernels (imported with the first integrator, not with the registry).
+        self.k = kernels
         self.system = system
         self.dt = float(dt)
         self.opts = {**self.options, **options}
@@ -222,8 +128,8 @@ class Integrator:
     def acceleration(self, x: np.ndarray, v: np.ndarray, out: np.ndarray) -> np.ndarray:
         """:math:`a = F(x, v)/m` into ``out`` (zero on fixed points)."""
         s = self.system
-        spring_forces(x, v, s.springs, s.rest_length, s.stiffness, s.damping, s.mass, s.gravity,
-                      s.external_force, s.absolute_damping, out)
+        self.k.spring_forces(x, v, s.springs, s.rest_length, s.stiffness, s.damping, s.mass,
+                             s.gravity, s.external_force, s.absolute_damping, out)
         out *= self.inverse_mass
         return out
 
@@ -238,8 +144,8 @@ class ExplicitEuler(Integrator):
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         a = self.acceleration(x, v, self._force)
-        axpy(x, self.dt, v)
-        axpy(v, self.dt, a)
+        self.k.axpy(x, self.dt, v)
+        self.k.axpy(v, self.dt, a)
 
 
 class SemiImplicitEuler(Integrator):
@@ -249,8 +155,8 @@ class SemiImplicitEuler(Integrator):
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         a = self.acceleration(x, v, self._force)
-        axpy(v, self.dt, a)
-        axpy(x, self.dt, v)
+        self.k.axpy(v, self.dt, a)
+        self.k.axpy(x, self.dt, v)
 
 
 class ArticleVerlet(Integrator):
@@ -271,7 +177,7 @@ class ArticleVerlet(Integrator):
         new = self._new
         np.multiply(v, self.dt, out=new)
         new += x
-        axpy(new, self.dt * self.dt, a)
+        self.k.axpy(new, self.dt * self.dt, a)
         np.subtract(new, x, out=v)
         v /= self.dt
         x[:] = new
@@ -289,13 +195,13 @@ class VelocityVerlet(Integrator):
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         h = self.dt
         a0 = self.acceleration(x, v, self._force)
-        axpy(x, h, v)
-        axpy(x, 0.5 * h * h, a0)
+        self.k.axpy(x, h, v)
+        self.k.axpy(x, 0.5 * h * h, a0)
         self._predicted[:] = v
-        axpy(self._predicted, h, a0)
+        self.k.axpy(self._predicted, h, a0)
         a1 = self.acceleration(x, self._predicted, self._a1)
-        axpy(v, 0.5 * h, a0)
-        axpy(v, 0.5 * h, a1)
+        self.k.axpy(v, 0.5 * h, a0)
+        self.k.axpy(v, 0.5 * h, a1)
 
 
 class PositionVerlet(Integrator):
@@ -305,9 +211,9 @@ class PositionVerlet(Integrator):
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         h = self.dt
-        axpy(x, 0.5 * h, v)
-        axpy(v, h, self.acceleration(x, v, self._force))
-        axpy(x, 0.5 * h, v)
+        self.k.axpy(x, 0.5 * h, v)
+        self.k.axpy(v, h, self.acceleration(x, v, self._force))
+        self.k.axpy(x, 0.5 * h, v)
 
 
 class RK4(Integrator):
@@ -334,8 +240,8 @@ class RK4(Integrator):
             kv[stage] = vs
             self.acceleration(xs, vs, ka[stage])
         for stage, weight in enumerate((1.0, 2.0, 2.0, 1.0)):
-            axpy(x, weight * h / 6.0, kv[stage])
-            axpy(v, weight * h / 6.0, ka[stage])
+            self.k.axpy(x, weight * h / 6.0, kv[stage])
+            self.k.axpy(v, weight * h / 6.0, ka[stage])
 
 
 class NewtonIntegrator(Integrator):
@@ -377,6 +283,8 @@ class NewtonIntegrator(Integrator):
         if not 0.0 < float(self.opts["cg_rtol"]) < 1.0:
             raise ParameterError("cg_rtol", f"parameter 'cg_rtol' = {self.opts['cg_rtol']!r} "
                                             "must be in (0, 1)")
+        from flocklab.models.springs.forces import JacobianAssembler
+
         self.assembler = JacobianAssembler(system, free_only=True)
         self.free = self.assembler.dofs
         self.mass_free = np.repeat(system.mass, system.dim)[self.free]
@@ -396,10 +304,12 @@ class NewtonIntegrator(Integrator):
 
     def _solve(self, matrix: sp.csr_matrix, rhs: np.ndarray) -> np.ndarray:
         if self.opts["linear_solver"] == "direct":
+            import scipy.sparse.linalg as spla
+
             return spla.spsolve(matrix.tocsc(), rhs, permc_spec="MMD_AT_PLUS_A")
         solution = self._correction
         solution[:] = 0.0
-        iterations = jacobi_pcg(matrix.indptr, matrix.indices, matrix.data, rhs, solution,
+        iterations = self.k.jacobi_pcg(matrix.indptr, matrix.indices, matrix.data, rhs, solution,
                                 float(self.opts["cg_rtol"]), int(self.opts["cg_max_iter"]),
                                 self._cg_work)
         self.stats["linear_iterations"].append(iterations)
@@ -414,12 +324,12 @@ class NewtonIntegrator(Integrator):
         for iterations in range(1, int(self.opts["max_iter"]) + 1):  # noqa: B007
             self._evaluate(x, v, w)
             force = self._force
-            spring_forces(self._xe, self._ve, self.system.springs, self.system.rest_length,
+            self.k.spring_forces(self._xe, self._ve, self.system.springs, self.system.rest_length,
                           self.system.stiffness, self.system.damping, self.system.mass,
                           self.system.gravity, self.system.external_force,
                           self.system.absolute_damping, force)
-            rhs = newton_rhs(self.mass_free, free, w_flat, v.reshape(-1), force.reshape(-1), h,
-                             self._rhs)
+            rhs = self.k.newton_rhs(self.mass_free, free, w_flat, v.reshape(-1),
+                                    force.reshape(-1), h, self._rhs)
             correction = self._solve(self._matrix(h, cg), rhs)
             w_flat[free] += correction
             largest = float(np.max(np.abs(correction)))
@@ -428,8 +338,8 @@ class NewtonIntegrator(Integrator):
         else:
             self.stats["unconverged_steps"] += 1
         self.stats["newton_iterations"].append(iterations)
-        axpy(x, h * self.theta, v)
-        axpy(x, h * (1.0 - self.theta), w)
+        self.k.axpy(x, h * self.theta, v)
+        self.k.axpy(x, h * (1.0 - self.theta), w)
         v[:] = w
 
     def _matrix(self, h: float, symmetric: bool) -> sp.csr_matrix:
@@ -491,7 +401,7 @@ class ImplicitEulerDiagonal(Integrator):
         for _ in range(self.opts["iterations"]):
             np.subtract(y, x, out=vy)
             vy /= h
-            spring_forces(y, vy, s.springs, s.rest_length, s.stiffness, s.damping, s.mass,
+            self.k.spring_forces(y, vy, s.springs, s.rest_length, s.stiffness, s.damping, s.mass,
                           s.gravity, s.external_force, s.absolute_damping, self._force)
             np.subtract(vy, v, out=r)
             r *= self._mass / h
@@ -520,6 +430,8 @@ class ScipyReference(Integrator):
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
+        from flocklab.models.springs.forces import JacobianAssembler
+
         self.assembler = JacobianAssembler(system, free_only=True)
         self.free = self.assembler.dofs
         self.inv_mass_free = 1.0 / np.repeat(system.mass, system.dim)[self.free]
@@ -538,6 +450,8 @@ class ScipyReference(Integrator):
         return np.concatenate([y[self.free.size:], force.reshape(-1)[self.free]])
 
     def _jacobian(self, _t: float, y: np.ndarray) -> sp.csr_matrix:
+        import scipy.sparse as sp
+
         self._unpack(y)
         n = self.free.size
         scale = sp.diags(self.inv_mass_free)
@@ -584,3 +498,9 @@ def get_integrator(name: str, system: SpringSystem, dt: float, **options: Any) -
         raise ParameterError("integrator", f"parameter 'integrator' = {name!r} is not allowed: "
                                            f"one of {', '.join(INTEGRATORS)}")
     return INTEGRATORS[name](system, dt, **options)
+
+
+#: The nine fixed-step methods the studies and the stability and accuracy tasks compare.
+STUDY_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "velocity_verlet",
+                 "position_verlet", "rk4", "implicit_euler", "implicit_euler_diagonal",
+                 "implicit_midpoint")

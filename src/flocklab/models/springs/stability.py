@@ -282,24 +282,3 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         return True, f"disturbance energy x{disturbance / e_start:.3g} of initial"
 
     return _edge_search(is_stable, method, dt_range[0], dt_range[1], points, refine)
-
-
-def stability_report(system: SpringSystem, method: str, **measure: Any) -> dict[str, Any]:
-    """What ``flocklab stability springs ... --integrator NAME`` writes: the measured and
-    linear-theory limits (s) of ``method`` on ``system``, with the settings and evaluations.
-
-    ``measure`` goes to :func:`measured_dt_max` (method options included).
-    """
-    x_eq = static_equilibrium(system)
-    lin = linearise(system, x_eq)
-    iterations = measure.get("iterations", 3)
-    theory = theory_dt_max(method, lin, iterations=iterations)
-    measured = measured_dt_max(system, method, x_eq, **measure)
-    return {"integrator": method, "dt_max_measured": measured.dt_max,
-            "dt_max_theory": theory.dt_max, "omega_max": lin.omega_max,
-            "two_over_omega_max": 2.0 / lin.omega_max,
-            "rho_tolerance": RHO_TOLERANCE, "measurement": {
-                "settings": {"run_time": 5.0, "min_steps": 1000, "perturbation": 1e-2,
-                             "growth": 100.0, "seed": 0, **measure},
-                "evaluations": [{"dt": dt, "stable": ok, "note": note}
-                                for dt, ok, note in measured.evaluations]}}

@@ -1,186 +1,167 @@
-r"""The springs model's named computations for the pipeline's ``tasks`` stage.
+r"""The springs model's tasks: integrator stability, the cloth's cost, and accuracy.
 
-Three tasks (:data:`TASKS`), each a pure computation returning a JSON-ready document and
-writing a CSV table beside it:
+Three :class:`flocklab.tasks.Task` objects (:data:`TASKS`), each a pure computation
+returning a JSON-ready document and writing a CSV table beside it:
 
 * ``stability`` — for every integrator, the largest stable step measured by a sweep and
   bisection on nonlinear runs against the linear-theory limit (spectral radius of the
   one-step amplification matrix at the static equilibrium ≤ 1), on the structure of the
-  task's parameters at each ``mass`` x ``damping_kind`` of the options, plus optionally the
-  project's ``cloth_size`` x ``cloth_size`` cloth; then the verdicts of the articles'
-  stability claims decided by that table (:func:`flocklab.models.springs.claims.stability_verdicts`).
-* ``cloth_cost`` — seed 004's cloth claim: wall time per simulated second of implicit Euler
-  (3 iterations, 0.016 s) against explicit and semi-implicit Euler (0.001 s), and verdicts.
+  task's parameters at each ``mass`` x ``damping_kind`` of the options, plus optionally a
+  ``cloth_size`` x ``cloth_size`` cloth; then the verdicts of the articles' stability claims
+  decided by that table (:func:`flocklab.models.springs.claims.stability_verdicts`).
+* ``cloth_cost`` — the cloth claim of the mass–spring article: wall time per simulated
+  second of implicit Euler (3 iterations, 0.016 s) against explicit and semi-implicit Euler
+  (0.001 s), and verdicts.
 * ``accuracy`` — global error at :math:`t_{end}` against ``dt`` on the damped single spring
   with a known solution, and each method's fitted order (slope of :math:`\log e` against
   :math:`\log \Delta t`).
 
-The model class exposes them with three members (see :func:`attach`)::
-
-    tasks = TASKS
-    def check_task(self, task, params, options): check_task(self, task, params, options)
-    def run_task(self, task, params, options, out_dir):
-        return run_task(self, task, params, options, out_dir)
-
 References
 ----------
 E. Hairer, G. Wanner, *Solving Ordinary Differential Equations II*, Springer 1996, ch. IV.2
-(stability functions); seeds 002 and 004 for the claims.
+(stability functions).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flocklab.core.io import write_rows
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS
+from flocklab.tasks import Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
-
-TASKS: dict[str, str] = {
-    "stability": "measured (bisection on runs) and linear-theory dt_max of every integrator, "
-                 "and the verdicts of the articles' stability claims",
-    "cloth_cost": "cost per simulated second: implicit Euler (3 iterations, 0.016 s) vs "
-                  "explicit and semi-implicit Euler (0.001 s) on the cloth, with verdicts",
-    "accuracy": "global error against dt on the damped single spring and each method's "
-                "fitted order",
-}
 
 #: Methods the stability claims need (without them the verdicts are left out).
 CLAIM_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "rk4",
                  "implicit_euler", "implicit_euler_diagonal")
 _DEFAULT_STEPS = (0.01, 0.005, 0.0025, 0.00125)
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+_METHOD = {"enum": list(INTEGRATORS)}
 
 
-def _study_methods() -> tuple[str, ...]:
-    from flocklab.models.springs.claims import STUDY_METHODS
-
-    return STUDY_METHODS
-
-
-# Option name -> (default, checker returning the cleaned value or raising ParameterError).
-def _positive_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not \
-            (math.isfinite(value) and value > 0):
-        raise ParameterError(name, f"option '{name}' = {value!r} must be a number > 0")
-    return float(value)
+def _list_option(name: str, default: Any, description: str, items: Mapping[str, Any],
+                 unit: str = "1", nullable: bool = True) -> ParameterSpec:
+    """An option holding a non-empty list (``None``: the task's default choice)."""
+    schema = {"description": description, "type": ["array", "null"] if nullable else "array",
+              "items": dict(items), "minItems": 1}
+    return ParameterSpec(name, "json", default, description, unit, schema=schema)
 
 
-def _count(low: int) -> Callable[[str, Any], int]:
-    def check(name: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ParameterError(name, f"option '{name}' = {value!r} must be an integer "
-                                       f">= {low}")
-        return int(value)
-    return check
+def _count(name: str, default: int, description: str, low: int) -> ParameterSpec:
+    return ParameterSpec(name, "int", default, description, low=low)
 
 
-def _list_of(check_item: Callable[[str, Any], Any]) -> Callable[[str, Any], list]:
-    def check(name: str, value: Any) -> list:
-        if not isinstance(value, list | tuple) or not value:
-            raise ParameterError(name, f"option '{name}' must be a non-empty list")
-        return [check_item(name, item) for item in value]
-    return check
+def _positive(name: str, default: float, description: str, unit: str) -> ParameterSpec:
+    return ParameterSpec(name, "float", default, description, unit, low=0.0,
+                         low_inclusive=False)
 
 
-def _one_of(allowed: Callable[[], Sequence[str]]) -> Callable[[str, Any], str]:
-    def check(name: str, value: Any) -> str:
-        if value not in allowed():
-            raise ParameterError(name, f"option '{name}' = {value!r} is not one of "
-                                       f"{', '.join(allowed())}")
-        return str(value)
-    return check
+class Stability(Task):
+    """Measured and linear-theory largest stable step of every integrator."""
+
+    name = "stability"
+    description = ("measured (bisection on runs) and linear-theory dt_max of every integrator, "
+                   "and the verdicts of the articles' stability claims")
+    options = (
+        _list_option("masses", None, "point masses to compare (default: the parameter's)",
+                     _POSITIVE, "kg"),
+        _list_option("damping_kinds", None, "damper readings to compare (default: the "
+                     "parameter's)", {"enum": ["spring", "absolute"]}),
+        _list_option("methods", None, "integrators (default: the nine of the study)", _METHOD),
+        _count("cloth_size", 0, "also a cloth_size x cloth_size cloth (0: none)", 0),
+        _positive("run_time", 5.0, "length of each stability run", "s"),
+        ParameterSpec("cloth_run_time", "json", None, "run length on the cloth (default: "
+                      "run_time)", "s", schema={"description": "a number > 0 or null",
+                                                "type": ["number", "null"],
+                                                "exclusiveMinimum": 0}),
+        _count("min_steps", 1000, "runs last at least this many steps", 1),
+        _count("points", 13, "steps of the logarithmic sweep", 3),
+        _count("refine", 7, "bisection halvings of the bracket", 0),
+        _list_option("span", [0.01, 100.0], "sweep range [low, high] in units of "
+                     "2/omega_max", _POSITIVE, nullable=False),
+    )
+    figure = ("Largest stable time step of each integrator (log axis): filled circles "
+              "measured by a sweep and bisection on nonlinear runs, open diamonds the linear "
+              "theory (spectral radius of the one-step amplification matrix at the static "
+              "equilibrium <= 1), one colour per configuration, dotted: its sqrt(m/k). Top "
+              "band: stable at every step (theory: unconditionally; measured: up to the "
+              "sweep's largest step, 100 x 2/omega_max by default); bottom band: unstable at "
+              "every step (theory) or already at the sweep's smallest step (measured).")
+    figure_options = (
+        _list_option("configurations", None, "configurations to draw (default: all)",
+                     {"type": "string", "minLength": 1}),
+        _list_option("methods", None, "integrators to draw (default: all)", _METHOD),
+    )
+
+    def check(self, params: Mapping[str, Any], options: dict[str, Any]) -> None:
+        span = options["span"]
+        if not (len(span) == 2 and span[0] < span[1]):
+            raise ParameterError("span", "option 'span' must be [low, high] with low < high "
+                                         "(units of 2/omega_max)")
+
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return stability_task(model, params, options, Path(out_dir))
+
+    def draw(self, fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]
+             ) -> None:
+        from flocklab.models.springs.figures import stability_figure
+
+        stability_figure(fig, document["result"], options)
 
 
-def _integrators() -> Sequence[str]:
-    from flocklab.models.springs.integrators import INTEGRATORS
+class ClothCost(Task):
+    """Wall time per simulated second of the cloth's integrators, and the claim's verdicts."""
 
-    return tuple(INTEGRATORS)
+    name = "cloth_cost"
+    description = ("cost per simulated second: implicit Euler (3 iterations, 0.016 s) vs "
+                   "explicit and semi-implicit Euler (0.001 s) on the cloth, with verdicts")
+    options = (_count("cloth_size", 10, "cloth points per side", 2),
+               _positive("t_end", 2.0, "simulated time of each timed run", "s"))
 
-
-OPTIONS: dict[str, dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
-    "stability": {
-        "masses": (None, _list_of(_positive_number)),
-        "damping_kinds": (None, _list_of(_one_of(lambda: ("spring", "absolute")))),
-        "methods": (None, _list_of(_one_of(_integrators))),
-        "cloth_size": (0, _count(0)),
-        "run_time": (5.0, _positive_number),
-        "cloth_run_time": (None, _positive_number),
-        "min_steps": (1000, _count(1)),
-        "points": (13, _count(3)),
-        "refine": (7, _count(0)),
-        "span": ([0.01, 100.0], _list_of(_positive_number)),
-    },
-    "cloth_cost": {
-        "cloth_size": (10, _count(2)),
-        "t_end": (2.0, _positive_number),
-    },
-    "accuracy": {
-        "methods": (None, _list_of(_one_of(_integrators))),
-        "steps": (list(_DEFAULT_STEPS), _list_of(_positive_number)),
-        "zeta": (0.1, _positive_number),
-    },
-}
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return cloth_cost_task(model, params, options, Path(out_dir))
 
 
-def resolve_options(task: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options of ``task`` with defaults filled and values checked.
+class Accuracy(Task):
+    """Global error against the step on the damped single spring, and fitted orders."""
 
-    Raises
-    ------
-    ParameterError
-        Naming the task (unknown task) or the option (unknown name, bad value).
-    """
-    if task not in OPTIONS:
-        raise ParameterError("task", f"model 'springs' has no task '{task}'; allowed: "
-                                     f"{', '.join(TASKS)}")
-    specs = OPTIONS[task]
-    unknown = sorted(set(options) - set(specs))
-    if unknown:
-        raise ParameterError(unknown[0], f"task '{task}' takes no option '{unknown[0]}'; "
-                                         f"allowed: {', '.join(specs)}")
-    resolved = {}
-    for name, (default, check) in specs.items():
-        resolved[name] = check(name, options[name]) if name in options else default
-    if task == "stability" and not (len(resolved["span"]) == 2
-                                    and resolved["span"][0] < resolved["span"][1]):
-        raise ParameterError("span", "option 'span' must be [low, high] with low < high "
-                                     "(units of 2/omega_max)")
-    if task == "accuracy" and options.get("zeta", 0.1) >= 1.0:
-        raise ParameterError("zeta", "option 'zeta' must be < 1 (an underdamped spring)")
-    return resolved
+    name = "accuracy"
+    description = ("global error against dt on the damped single spring and each method's "
+                   "fitted order")
+    options = (
+        _list_option("methods", None, "integrators (default: the nine of the study)", _METHOD),
+        _list_option("steps", list(_DEFAULT_STEPS), "time steps", _POSITIVE, "s",
+                     nullable=False),
+        ParameterSpec("zeta", "float", 0.1, "damping ratio of the spring (underdamped)",
+                      low=0.0, high=1.0, low_inclusive=False, high_inclusive=False),
+    )
+    figure = ("Global error at t_end of each integrator against the time step on the damped "
+              "single spring with a known solution (log-log axes); the legend gives the "
+              "fitted order (least-squares slope of log error against log dt).")
+    figure_options = (_list_option("methods", None, "integrators to draw (default: all)",
+                                   _METHOD),)
 
+    def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
+            out_dir: Path) -> dict[str, Any]:
+        return accuracy_task(model, params, options, Path(out_dir))
 
-def check_task(model: Model, task: str, params: Mapping[str, Any],
-               options: Mapping[str, Any]) -> None:
-    """Validate ``task``'s options before any job runs (raises ParameterError)."""
-    resolve_options(task, options)
+    def draw(self, fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]
+             ) -> None:
+        from flocklab.models.springs.figures import accuracy_figure
+
+        accuracy_figure(fig, document["result"], options)
 
 
-def run_task(model: Model, task: str, params: Mapping[str, Any], options: Mapping[str, Any],
-             out_dir: str) -> dict[str, Any]:
-    """Run ``task`` on the structure of ``params``; tables go to ``out_dir``."""
-    opts = resolve_options(task, options)
-    runner = {"stability": stability_task, "cloth_cost": cloth_cost_task,
-              "accuracy": accuracy_task}[task]
-    return runner(model, params, opts, Path(out_dir))
-
-
-def attach(cls: type[Model]) -> type[Model]:
-    """Give a model class the three task members (``tasks``, ``check_task``,
-    ``run_task``) unless it already declares tasks; returns the class (usable as a
-    decorator)."""
-    if cls.tasks:
-        return cls
-    cls.tasks = dict(TASKS)
-    cls.check_task = check_task  # type: ignore[method-assign]
-    cls.run_task = run_task  # type: ignore[method-assign]
-    return cls
+TASKS: tuple[Task, ...] = (Stability(), ClothCost(), Accuracy())
 
 
 # --------------------------------------------------------------------------- the tasks
@@ -221,7 +202,7 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     from flocklab.models.springs.claims import stability_table, stability_verdicts
     from flocklab.models.springs.stability import linearise
 
-    methods = opts["methods"] or list(_study_methods())
+    methods = opts["methods"] or list(STUDY_METHODS)
     low, high = opts["span"]
     rows = []
     size = opts["cloth_size"]
@@ -269,7 +250,7 @@ def accuracy_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, An
     (:func:`flocklab.models.springs.accuracy.convergence_study`) and the fitted orders."""
     from flocklab.models.springs.accuracy import convergence_study
 
-    methods = opts["methods"] or list(_study_methods())
+    methods = opts["methods"] or list(STUDY_METHODS)
     study = convergence_study(methods, opts["steps"], opts["zeta"])
     rows = [{"method": method, "dt": dt, "global_error": error}
             for method, data in study.items()

@@ -46,14 +46,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from flocklab.core.model import CriticalControl, Model, Observable, Resources, SnapshotVariable
+from flocklab.core.model import (
+    CriticalControl,
+    DerivedFactor,
+    DerivedQuantity,
+    Model,
+    Observable,
+    Resources,
+    SnapshotVariable,
+)
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.core.time import TimeGrid
 
 if TYPE_CHECKING:  # pragma: no cover
-    import xarray as xr
-
     from flocklab.core.record import RunRecord
+    from flocklab.core.time import TimeGrid
 
 TWO_PI = 2.0 * math.pi
 NOISE_KINDS = ("angular", "vectorial")
@@ -107,23 +113,20 @@ class Vicsek(Model):
                       choices=INITIAL_CONDITIONS),
     )
 
-    def check(self, params: dict[str, Any]) -> None:
+    derived_quantities = (DerivedQuantity(
+        "density", "particle density N/L^2", "length^-2", r"\rho",
+        lambda params: params["N"] / params["L"] ** 2),)
+    #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
+    derived_factors = (DerivedFactor(
+        "density", "N", lambda params, value: max(1, round(value * params["L"] ** 2))),)
+    drawing = "flocklab.models.vicsek.figures:VicsekDrawing"
+
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         if params["noise"] == "vectorial":
             self.spec("eta").check_range(params["eta"], 0.0, 1.0, " for noise 'vectorial'")
         if not params["v0"] < params["L"]:
             raise ParameterError("v0", f"parameter 'v0' = {params['v0']!r} is out of range: "
                                        f"allowed is a number >= 0 and < L = {params['L']!r}")
-
-    def derived(self, params: Mapping[str, Any]) -> dict[str, tuple[float, dict[str, str]]]:
-        return {"density": (params["N"] / params["L"] ** 2,
-                            {"long_name": "particle density N/L^2", "units": "length^-2",
-                             "symbol": "\\rho"})}
-
-    #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
-    factor_targets: ClassVar[dict[str, str]] = {"density": "N"}
-
-    def set_derived_factor(self, params: dict[str, Any], name: str, value: float) -> None:
-        params["N"] = max(1, round(value * params["L"] ** 2))
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """Uniform positions, random or aligned headings, the noise key and work space.
@@ -194,16 +197,3 @@ class Vicsek(Model):
         n = params["N"]
         words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
         return Resources(2 * 8 * words, n * grid.steps / 1.0e6)
-
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Arrows: headings; grey lines: trails; the periodic box (as Vicsek et al. 1995, Fig. 1).
-
-        Trails join up to ``trail`` preceding frames if they are consecutive steps.
-        """
-        from flocklab.figures.plotting import draw_periodic_arrows
-
-        draw_periodic_arrows(ax, run, frame, float(run.attrs["L"]), trail=trail)
-        title = f"{label} L = {run.attrs['L']:g}, η = {run.attrs['eta']:g}, " \
-                f"t = {run['frame'].values[frame]:g}"
-        ax.set_title(title.strip(), fontsize=9)

@@ -24,10 +24,11 @@ import numpy as np
 
 from flocklab.core.model import Metric, Model, Observable, Resources, SnapshotVariable
 from flocklab.core.parameters import ParameterSpec
-from flocklab.core.time import TimeGrid
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
+
+    from flocklab.core.time import TimeGrid
 
 _VECTOR = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
 PREDATOR_SCHEMA = {
@@ -141,6 +142,7 @@ class Zonal(Model):
                    symbol=r"\Delta r_a"),
     )
     primary_observable = "polarisation"
+    drawing = "flocklab.models.zonal.figures:ZonalDrawing"
     size_parameter = "N"
     entity_dim = "agent"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
@@ -180,19 +182,16 @@ class Zonal(Model):
 
     # ----------------------------------------------------------------- parameters
 
-    def check(self, params: dict[str, Any]) -> None:
-        """Element and cross-parameter rules of :func:`flocklab.models.zonal.params.resolve`."""
-        from flocklab.models.zonal.params import resolve
-
-        resolve(params, check_step=False)
-
-    def check_control(self, params: Mapping[str, Any], grid: TimeGrid) -> None:
-        """No agent or predator may move more than the repulsion radius per step."""
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """Element and cross-parameter rules (:func:`flocklab.models.zonal.params.resolve`);
+        with the run's grid, no agent or predator may move more than the repulsion radius
+        per step and the schedule's times must fall on steps."""
         from flocklab.models.zonal.params import check_step_length, resolve, schedule_steps
 
         resolved = resolve(params, check_step=False)
-        check_step_length(resolved, grid.dt)
-        schedule_steps(resolved["schedule"], grid.dt, grid.steps)
+        if grid is not None:
+            check_step_length(resolved, grid.dt)
+            schedule_steps(resolved["schedule"], grid.dt, grid.steps)
 
     # ----------------------------------------------------------------- hooks
 
@@ -268,12 +267,7 @@ class Zonal(Model):
                 "ey": sim.head[:, 1].copy(), "ez": sim.head[:, 2].copy(),
                 "speed": sim.speed.copy(), "alive": sim.alive.astype(np.int8)}
 
-    def load_state(self, state: dict, arrays: Mapping[str, np.ndarray]) -> None:
-        super().load_state(state, arrays)
-        state["_pred_frames"].clear()
-        state["_pred_times"].clear()
-
-    def extra_outputs(self, state: dict, params: Mapping[str, Any]
+    def run_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
         """Captures and informed labels per agent; predator tracks and obstacles if any."""
         sim = state["_sim"]
@@ -317,7 +311,7 @@ class Zonal(Model):
                                                       "influence radius, k", "units": "length"})
         return out
 
-    def extra_metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
         """Predation and accuracy metrics from a run file (pure function of its contents)."""
         from flocklab.models.zonal import metrics
 
@@ -386,42 +380,3 @@ class Zonal(Model):
         n = int(params["N"])
         words = 40 * n + 60 * n + 8 * n * len(grid.frame_steps) + 10 * len(grid.record_steps)
         return Resources(2 * 8 * words, n * grid.steps / 2.0e6)
-
-    def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
-             label: str = "") -> None:
-        """Agents as arrows (informed ones orange, captured ones hidden), trails, obstacles
-        (grey discs with their influence circles), predators (red triangles), food (star).
-        3-D runs are drawn projected on the xy plane."""
-        import matplotlib.patches as patches
-
-        alive = run["alive"].values[frame].astype(bool)
-        x, y = run["x"].values[frame], run["y"].values[frame]
-        informed = run["informed"].values >= 0 if "informed" in run else np.zeros_like(alive)
-        for start in range(max(0, frame - trail), frame):
-            ax.plot(np.c_[run["x"].values[start], run["x"].values[start + 1]].T[:, alive],
-                    np.c_[run["y"].values[start], run["y"].values[start + 1]].T[:, alive],
-                    color="0.8", lw=0.5)
-        for mask, colour in ((alive & ~informed, "tab:blue"), (alive & informed, "tab:orange")):
-            ax.quiver(x[mask], y[mask], run["ex"].values[frame][mask],
-                      run["ey"].values[frame][mask], color=colour, angles="xy", scale=40,
-                      width=0.004)
-        if "obstacle_geometry" in run:
-            for cx, cy, _, radius, influence, _ in run["obstacle_geometry"].values:
-                ax.add_patch(patches.Circle((cx, cy), radius, color="0.5"))
-                ax.add_patch(patches.Circle((cx, cy), influence, fill=False, ls=":",
-                                            color="0.5"))
-        time = run["frame"].values[frame]
-        if "predator_position" in run:
-            times = run["predator_frame_time"].values
-            match = np.flatnonzero(np.isclose(times, time))
-            if match.size:
-                pred = run["predator_position"].values[match[0]]
-                ax.plot(pred[:, 0], pred[:, 1], "^", color="tab:red", ms=8)
-        food = run.attrs.get("food", "none")
-        if isinstance(food, str) and food not in ("none", "null"):
-            position = json.loads(food)["position"]
-            ax.plot(position[0], position[1], "*", color="tab:green", ms=12)
-        ax.set_aspect("equal")
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-        ax.set_title(f"{label} t = {time:g} s".strip(), fontsize=9)

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from flocklab.core.parameters import ParameterError, ParameterSpec, resolve_parameters
-from flocklab.models.zonal.rules import RULES
+
+#: The interaction rules (kernels in :mod:`flocklab.models.zonal.rules`).
+RULES = ("couzin2002", "couzin2005", "boids")
 
 _F = "float"
 SPECS: tuple[ParameterSpec, ...] = (

@@ -66,8 +66,8 @@ import math
 from numba import njit, prange
 
 from flocklab.models.zonal.geometry import min_image, unit
+from flocklab.models.zonal.params import RULES
 
-RULES = ("couzin2002", "couzin2005", "boids")
 RULE_CODES = {name: code for code, name in enumerate(RULES)}
 
 

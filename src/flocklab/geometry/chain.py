@@ -29,19 +29,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
-from flocklab.geometry.compiled import chain_kernel, frames_kernel, segment_table
 from flocklab.geometry.paths import Path, Spiral
 
 FloatArray = NDArray[np.float64]
 
 #: Chord residual accepted by the solvers (m).
 CHORD_TOL = 1e-12
-_SCAN_STEPS = 8  # bracket steps per chord length
-_SCAN_MAX = 4.0  # give up beyond sigma = 4 d (a path folded tighter than the bench)
-_MAX_NEWTON = 60
+#: Bracket steps per chord length.
+SCAN_STEPS = 8
+#: Give up beyond sigma = SCAN_MAX d (a path folded tighter than the bench).
+SCAN_MAX = 4.0
+#: Newton iterations of the chain solvers.
+MAX_NEWTON = 60
 
 
 def _chord(path: Path, s_lead: FloatArray, p_lead: FloatArray, sigma: FloatArray, d: float):
@@ -58,18 +59,18 @@ def _bracket(path: Path, s_lead: FloatArray, p_lead: FloatArray, d: float):
     lo = np.full(s_lead.shape, d)
     hi = np.full(s_lead.shape, np.nan)
     open_ = np.ones(s_lead.shape, dtype=bool)
-    for k in range(1, int(_SCAN_MAX * _SCAN_STEPS) + 1):
+    for k in range(1, int(SCAN_MAX * SCAN_STEPS) + 1):
         idx = np.nonzero(open_)[0]
         if idx.size == 0:
             break
-        sigma = np.full(idx.size, d * (1.0 + k / _SCAN_STEPS))
+        sigma = np.full(idx.size, d * (1.0 + k / SCAN_STEPS))
         f, _ = _chord(path, s_lead[idx], p_lead[idx], sigma, d)
         found = f > 0
         hi[idx[found]] = sigma[found]
         lo[idx[~found]] = sigma[~found]
         open_[idx[found]] = False
     if np.any(open_):
-        raise ValueError(f"no point behind at chord distance {d} m within {_SCAN_MAX} d of arc")
+        raise ValueError(f"no point behind at chord distance {d} m within {SCAN_MAX} d of arc")
     return lo, hi
 
 
@@ -97,7 +98,7 @@ def follow(path: Path, s_lead: ArrayLike, d: float, tol: float = CHORD_TOL) -> F
     p_lead = path.position(s_lead)
     lo, hi = _bracket(path, s_lead, p_lead, d)
     sigma = lo.copy()
-    for _ in range(_MAX_NEWTON):
+    for _ in range(MAX_NEWTON):
         f, slope = _chord(path, s_lead, p_lead, sigma, d)
         done = np.abs(f) <= tol
         if np.all(done):
@@ -110,81 +111,15 @@ def follow(path: Path, s_lead: ArrayLike, d: float, tol: float = CHORD_TOL) -> F
     return s_lead - sigma
 
 
-def follow_spiral_theta(spiral: Spiral, theta_lead: ArrayLike, d: float,
-                        tol: float = CHORD_TOL) -> FloatArray:
-    r"""Polar angle of the handle behind, on an in-spiral, solving in :math:`\theta`.
-
-    Solves :math:`g(\theta) = b^2[\theta^2 + \theta_i^2 - 2\theta\theta_i\cos(\theta-\theta_i)]
-    - d^2 = 0` on the analytic bracket :math:`(\theta_i, \theta_i + \pi]`, where
-    :math:`g' = 2b^2[\theta - \theta_i\cos\Delta + \theta\theta_i\sin\Delta] > 0`
-    (:math:`\Delta = \theta - \theta_i \in [0, \pi]`), by safeguarded Newton from
-    :math:`\theta_i + d/(b\sqrt{1+\theta_i^2})` (the arc-length estimate).
-    Requires :math:`b(2\theta_i + \pi) \ge d` (the half turn is wider than the bench).
-    """
-    theta_i = np.atleast_1d(np.asarray(theta_lead, dtype=float))
-    b = spiral.b
-    if np.any(b * (2 * theta_i + np.pi) < d):
-        raise ValueError(f"spiral too tight near its centre for a chord of {d} m")
-    lo, hi = theta_i.copy(), theta_i + np.pi
-    theta = np.minimum(theta_i + d / (b * np.sqrt(1 + theta_i**2)), hi)
-    d2 = d * d
-    for _ in range(_MAX_NEWTON):
-        delta = theta - theta_i
-        cos, sin = np.cos(delta), np.sin(delta)
-        chord2 = b * b * (theta**2 + theta_i**2 - 2 * theta * theta_i * cos)
-        g = chord2 - d2
-        # |chord - d| = |g| / (chord + d) <= tol
-        done = np.abs(g) <= tol * (np.sqrt(np.maximum(chord2, 0)) + d)
-        if np.all(done):
-            break
-        dg = 2 * b * b * (theta - theta_i * cos + theta * theta_i * sin)
-        lo = np.where(g <= 0, theta, lo)
-        hi = np.where(g > 0, theta, hi)
-        newton = theta - g / np.where(dg > 0, dg, np.inf)
-        inside = (newton > lo) & (newton < hi)
-        theta = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
-    return theta
-
-
-@njit(cache=True)
-def _spiral_chain_kernel(theta_head: FloatArray, spacings: FloatArray, b: float,
-                         tol: float) -> FloatArray:
-    """Compiled twin of :func:`follow_spiral_theta` applied down the chain, (T,) -> (T, H)."""
-    n_t, n_b = theta_head.size, spacings.size
-    out = np.empty((n_t, n_b + 1))
-    for t in range(n_t):
-        ti = theta_head[t]
-        out[t, 0] = ti
-        for i in range(n_b):
-            d = spacings[i]
-            lo, hi = ti, ti + np.pi
-            theta = min(ti + d / (b * np.sqrt(1.0 + ti * ti)), hi)
-            for _ in range(_MAX_NEWTON):
-                delta = theta - ti
-                c, s = np.cos(delta), np.sin(delta)
-                chord2 = b * b * (theta * theta + ti * ti - 2.0 * theta * ti * c)
-                g = chord2 - d * d
-                if abs(g) <= tol * (np.sqrt(max(chord2, 0.0)) + d):
-                    break
-                if g <= 0.0:
-                    lo = theta
-                else:
-                    hi = theta
-                dg = 2.0 * b * b * (theta - ti * c + theta * ti * s)
-                newton = theta - g / dg if dg > 0.0 else lo
-                theta = newton if lo < newton < hi else 0.5 * (lo + hi)
-            out[t, i + 1] = theta
-            ti = theta
-    return out
-
-
 def _spiral_thetas(path: Spiral, s_head: FloatArray, spacings: FloatArray) -> FloatArray:
     """Polar angles of all handles on an in-spiral, (T,) -> (T, H)."""
     theta = path.theta(s_head)
     # chord angles grow down an in-spiral: the head's half turn is the tightest check
     if np.any(path.b * (2 * theta + np.pi) < spacings.max()):
         raise ValueError(f"spiral too tight near its centre for a chord of {spacings.max()} m")
-    return _spiral_chain_kernel(theta, spacings, path.b, CHORD_TOL)
+    from flocklab.geometry.compiled import spiral_chain_kernel
+
+    return spiral_chain_kernel(theta, spacings, path.b, CHORD_TOL)
 
 
 def _is_in_spiral(path: Path) -> bool:
@@ -195,10 +130,13 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
     """Arc lengths of all handles, shape ``s_head.shape + (len(spacings) + 1,)``.
 
     Handle 0 is at ``s_head``; handle ``i + 1`` follows handle ``i`` at chord ``spacings[i]``.
-    A single in-spiral is solved in the polar angle (:func:`follow_spiral_theta`, compiled);
+    A single in-spiral is solved in the polar angle
+    (:func:`flocklab.geometry.compiled.spiral_chain_kernel`);
     spiral/arc/line composites by the compiled twin of :func:`follow`
     (:mod:`flocklab.geometry.compiled`); any other path by :func:`follow`.
     """
+    from flocklab.geometry import compiled
+
     s_head = np.asarray(s_head, dtype=float)
     flat = s_head.reshape(-1)
     spacings = np.asarray(spacings, dtype=float)
@@ -206,8 +144,8 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
     out[:, 0] = flat
     if _is_in_spiral(path):
         out[:, 1:] = path.arc_length_at(_spiral_thetas(path, flat, spacings)[:, 1:])
-    elif (table := segment_table(path)) is not None:
-        out = chain_kernel(flat, spacings, *table, CHORD_TOL)
+    elif (table := compiled.segment_table(path)) is not None:
+        out = compiled.chain_kernel(flat, spacings, *table, CHORD_TOL)
         if np.any(np.isnan(out)):
             raise ValueError("a handle has no point behind it at its chord distance")
     else:
@@ -220,11 +158,13 @@ def solve_chain(path: Path, s_head: ArrayLike, spacings: ArrayLike) -> FloatArra
 
 def path_frames(path: Path, s: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """``path.frame(s)``, through the compiled kernel for spiral/arc/line paths."""
+    from flocklab.geometry import compiled
+
     s = np.asarray(s, dtype=float)
-    table = segment_table(path)
+    table = compiled.segment_table(path)
     if table is None:
         return path.frame(s)
-    xy, tangent = frames_kernel(s.reshape(-1), *table)
+    xy, tangent = compiled.frames_kernel(s.reshape(-1), *table)
     return xy.reshape((*s.shape, 2)), tangent.reshape((*s.shape, 2))
 
 

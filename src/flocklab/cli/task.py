@@ -1,0 +1,83 @@
+"""``flocklab task MODEL TASK [options]``: a model's named computation from the command line.
+
+The options come from the declarations: one option per task option
+(:attr:`flocklab.tasks.Task.options`) and one per model parameter; a model parameter whose
+name a task option already takes is spelled ``--model-NAME``. The task runs through the
+same stage as the pipeline's ``tasks:`` entries (:func:`flocklab.stages.tasks.run_task`):
+``result.json`` and the task's tables go into ``--out-dir``, and the answer is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from flocklab.core.parameters import ParameterSpec
+
+
+def add_task_parser(commands: argparse._SubParsersAction, wanted: str | None,
+                    add_parameter: Any) -> None:
+    """The ``task`` command; only ``wanted``'s module is imported when a model is named
+    (``None``: every model's)."""
+    from flocklab.core.registry import available_models, get_model
+
+    task = commands.add_parser("task", help="run a model's named computation (e.g. the "
+                                            "contest questions, integrator stability)")
+    models = task.add_subparsers(dest="model", required=True, metavar="MODEL")
+    for name in available_models():
+        if wanted is not None and name != wanted:
+            models.add_parser(name, help="(see flocklab task NAME --help)")
+            continue
+        model = get_model(name)
+        if not model.tasks:
+            continue
+        tasks = models.add_parser(name, help=model.description).add_subparsers(
+            dest="task", required=True, metavar="TASK")
+        for declared in model.tasks:
+            sub = tasks.add_parser(declared.name, help=declared.description,
+                                   description=f"{declared.description}. Model "
+                                               f"{model.name}: {model.reference}.")
+            _add_options(sub, declared.options, model.parameters, add_parameter)
+
+
+def _add_options(parser: argparse.ArgumentParser, options: tuple[ParameterSpec, ...],
+                 parameters: tuple[ParameterSpec, ...], add_parameter: Any) -> None:
+    group = parser.add_argument_group("task options")
+    for spec in options:
+        add_parameter(group, spec)
+    taken = {spec.name for spec in options}
+    model = parser.add_argument_group("model parameters")
+    for spec in parameters:
+        if spec.name in taken:
+            add_parameter(model, spec, prefix="model-")
+        else:
+            add_parameter(model, spec)
+    parser.add_argument("--out-dir", default=".", metavar="DIR",
+                        help="directory for result.json and the task's tables; default: "
+                             "the current directory")
+
+
+def run_task_command(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the task the parsed ``args`` name; returns its written document."""
+    from flocklab.core.registry import get_model
+    from flocklab.stages.tasks import run_task
+
+    model = get_model(args.model)
+    task = model.task(args.task)
+    names = {spec.name for spec in task.options}
+    options = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    params = {}
+    for spec in model.parameters:
+        dest = f"model-{spec.name}" if spec.name in names else spec.name
+        if getattr(args, dest, None) is not None:
+            params[spec.name] = getattr(args, dest)
+    out = Path(args.out_dir) / "result.json"
+    document = run_task({"model": model.name, "task": task.name, "params": params,
+                         "options": options}, out)
+    result = document["result"]
+    headline = result.get("answer", result) if isinstance(result, dict) else result
+    print(json.dumps(headline, ensure_ascii=False, default=str))
+    print(f"wrote {out}")
+    return document

@@ -1,0 +1,37 @@
+"""The sources Flocklab's models and claims come from, cited once each.
+
+Models, claims, captions and the docs cite these by name (author, title, venue, year), so a
+citation is written in one place. The technical articles that describe the bench dragon's
+agent model, the teaching tool, the tongue model and the integrator comparison are
+unsigned web articles without a date; they are cited by title and kind.
+"""
+
+from __future__ import annotations
+
+VICSEK_1995 = ("T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen and O. Shochet, \"Novel type of "
+               "phase transition in a system of self-driven particles\", Phys. Rev. Lett. 75, "
+               "1226 (1995)")
+GREGOIRE_CHATE_2004 = ("G. Grégoire and H. Chaté, \"Onset of collective and cohesive motion\", "
+                       "Phys. Rev. Lett. 92, 025702 (2004)")
+COUZIN_2002 = ("I. D. Couzin, J. Krause, R. James, G. D. Ruxton and N. R. Franks, \"Collective "
+               "memory and spatial sorting in animal groups\", J. Theor. Biol. 218, 1 (2002)")
+COUZIN_2005 = ("I. D. Couzin, J. Krause, N. R. Franks and S. A. Levin, \"Effective leadership "
+               "and decision-making in animal groups on the move\", Nature 433, 513 (2005)")
+REYNOLDS_1987 = ("C. W. Reynolds, \"Flocks, herds and schools: a distributed behavioral "
+                 "model\", Computer Graphics (SIGGRAPH '87) 21(4), 25 (1987)")
+BARAFF_WITKIN_1998 = ("D. Baraff and A. Witkin, \"Large steps in cloth simulation\", "
+                      "Proc. SIGGRAPH '98, 43 (1998)")
+CUMCM_2024_A = ("China Undergraduate Mathematical Contest in Modeling (CUMCM) 2024, problem A, "
+                "\"板凳龙\" 闹元宵 (the bench dragon)")
+BENCH_DRAGON_ARTICLE = ("\"基于数值模拟的‘板凳龙’运动机理模型研究\" (a numerical study of the "
+                        "bench "
+                        "dragon's motion), unsigned technical article, undated")
+VICSEK_TEACHING_TOOL = ("\"用Matlab实现的经典Vicsek多智能体协同行为仿真\" (a Vicsek teaching tool "
+                        "in Matlab), unsigned technical article, undated")
+TONGUE_ARTICLE = ("\"质点-弹簧模型\" tongue model in C++ (a two-dimensional mass–spring tongue), "
+                  "unsigned technical article, undated")
+INTEGRATOR_ARTICLE = ("\"弹簧质点系统仿真：显式与隐式积分器的稳定性对比与代码实现\" (explicit and "
+                      "implicit integrators for mass–spring systems), unsigned technical "
+                      "article, undated")
+COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models), "
+                            "contest papers and slides, unsigned, undated")
