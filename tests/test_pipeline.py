@@ -34,21 +34,36 @@ def _no_bare_nan(text: str):
     raise AssertionError(f"bare {text} in a JSON file (strict JSON has null)")
 
 
-def planned_jobs(workdir: Path, config: Path) -> dict[str, int]:
-    """Rule -> job count from a dry run's job-stats table (empty when nothing is to be done)."""
-    result = snakemake(workdir, "--configfile", str(config), "--dry-run", "--cores", "1")
-    text = result.stdout + result.stderr
+def _dry_run(workdir: Path, config: Path, *args: str) -> str:
+    result = snakemake(workdir, "--configfile", str(config), "--dry-run", "--cores", "1", *args)
+    return result.stdout + result.stderr
+
+
+def planned_jobs(workdir: Path, config: Path, *args: str) -> dict[str, int]:
+    """Rule -> job count from a dry run's job-stats table (empty when nothing is to be done);
+    the block jobs of every study (rules ``simulate_<study>_<block>``) count as ``simulate``."""
+    text = _dry_run(workdir, config, *args)
     if "Nothing to be done" in text:
         return {}
     table = text.split("Job stats:", 1)[1]
-    jobs = {}
+    jobs: dict[str, int] = {}
     for line in table.splitlines()[3:]:
         match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
         if not match:
             break
-        jobs[match.group(1)] = int(match.group(2))
+        name = "simulate" if match.group(1).startswith("simulate_") else match.group(1)
+        jobs[name] = jobs.get(name, 0) + int(match.group(2))
     jobs.pop("total", None)
     return jobs
+
+
+def planned_runs(workdir: Path, config: Path, *args: str) -> set[str]:
+    """The run files the dry run's simulate jobs would write."""
+    text = _dry_run(workdir, config, *args)
+    runs: set[str] = set()
+    for _rule, outputs in re.findall(r"rule (simulate_\w+):\n\s+output: ([^\n]+)", text):
+        runs.update(outputs.split(", "))
+    return runs
 
 
 @pytest.fixture(scope="module")
@@ -128,18 +143,23 @@ def test_every_expected_output_exists_and_opens(finished):
     report = (results / "report.html").read_text()
     assert "fig2a.png" in report
     assert list(results.rglob("*.part")) == []
-    logs = list((results / "logs").rglob("*.log"))
-    simulations = len(list(results.rglob("runs/*/rep*.nc")))
-    assert len(list((results / "logs" / "simulate").rglob("*.log"))) == simulations
-    assert len(logs) >= simulations + len(config["studies"]) + 3 + 2
+    for study in config["studies"]:
+        assert list((results / "logs" / "simulate" / study).glob("block*.log")), study
 
 
-def test_simulate_jobs_ran_in_the_warm_job_server(finished):
+def test_simulate_jobs_run_blocks_of_runs_in_one_process(finished):
+    """Every run file was written by a block job whose log lists it; a job runs several runs
+    (one process per block, not per run), and each file carries its identity."""
     workdir, _ = finished
-    logs = list((workdir / "results" / "logs" / "simulate").rglob("*.log"))
-    assert logs
-    served = [log for log in logs if "job server child: wall" in log.read_text()]
-    assert len(served) == len(logs)  # job_server defaults to true; none fell back
+    results = workdir / "results"
+    logs = list((results / "logs" / "simulate").rglob("block*.log"))
+    listed = [line.split(": ", 2)[-1] for log in logs for line in log.read_text().splitlines()
+              if " of " in line and "INFO flocklab.stages.simulate: run " in line]
+    runs = sorted(str(path.relative_to(workdir)) for path in results.rglob("runs/*/rep*.nc"))
+    assert sorted(listed) == runs
+    assert len(logs) < len(runs) / 4
+    with xr.open_dataset(results / runs[0].removeprefix("results/")) as run:
+        assert len(run.attrs["run_fingerprint"]) == 64
 
 
 def test_sensitivity_outputs(finished):
@@ -175,10 +195,14 @@ def test_growing_the_sobol_design_runs_only_the_new_points(finished):
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["sobol"]["sensitivity"].update(samples=16))
-    # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new runs
-    assert planned_jobs(workdir, changed) == {
-        "all": 1, "sample": 1, "simulate": 32, "summarize": 1, "analyse_sensitivity": 1,
-        "figure": 2}
+    # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new runs, in one block
+    jobs = planned_jobs(workdir, changed)
+    assert jobs == {"all": 1, "sample": 1, "simulate": 1, "summarize": 1,
+                    "analyse_sensitivity": 1, "figure": 2}
+    new = planned_runs(workdir, changed)
+    old = {str(path.relative_to(workdir)) for path in
+           (workdir / "results" / "sobol" / "runs").glob("*/rep0.nc")}
+    assert len(new) == 32 and not new & old
 
 
 def test_changing_the_bootstrap_reruns_only_the_analysis(finished):
@@ -209,10 +233,29 @@ def test_adding_a_noise_value_runs_only_the_new_simulations(finished):
     workdir, config_path = finished
     etas = [round(0.5 * k, 1) for k in range(13)] + [6.25]
     changed = _rewrite(config_path, lambda c: c["studies"]["noise"]["sweep"][1].update(eta=etas))
-    # one new eta for 2 sizes x 2 replicates; then that study's summary, fits and figures
+    # one new eta for 2 sizes x 2 replicates, in one block; then that study's summary, fits
+    # and figures
     assert planned_jobs(workdir, changed) == {
-        "all": 1, "simulate": 4, "summarize": 1, "fit_critical": 1, "fss": 1,
+        "all": 1, "simulate": 1, "summarize": 1, "fit_critical": 1, "fss": 1,
         "figure": _figures_of(config_path, "noise")}
+    assert planned_runs(workdir, changed) == {
+        f"results/noise/runs/N={n}_L={box}_eta=6.25/rep{r}.nc"
+        for n, box in ((40, 3.2), (100, 5.0)) for r in (0, 1)}
+
+
+def test_threads_and_cores_rerun_nothing(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path, lambda c: c.update(threads=2))
+    assert planned_jobs(workdir, changed, "--cores", "2") == {}
+    assert planned_jobs(workdir, config_path, "--cores", "2") == {}
+
+
+def test_a_changed_fixed_parameter_reruns_that_study_s_runs(finished):
+    workdir, config_path = finished
+    changed = _rewrite(config_path, lambda c: c["studies"]["density"]["params"].update(r=1.1))
+    runs = planned_runs(workdir, changed)
+    assert runs == {str(path.relative_to(workdir)) for path in
+                    (workdir / "results" / "density" / "runs").glob("*/rep*.nc")}
 
 
 def test_changing_a_fit_option_reruns_only_the_fit_and_its_figure(finished):

@@ -9,7 +9,7 @@ import pytest
 
 import flocklab
 from flocklab.core import driver
-from flocklab.core.io import atomic_output, open_dataset, write_netcdf
+from flocklab.core.io import open_dataset, write_netcdf
 from flocklab.core.model import SimulationError
 from flocklab.core.parameters import ParameterError
 from flocklab.core.random import noise_key, step_uniforms
@@ -222,13 +222,6 @@ def test_snapshots_do_not_change_the_dynamics():
     np.testing.assert_array_equal(plain["order_parameter"].values,
                                   recorded["order_parameter"].values)
     np.testing.assert_array_equal(plain["x"].values[0], recorded["x"].values[0])
-
-
-def test_atomic_output_leaves_nothing_on_failure(tmp_path):
-    with pytest.raises(RuntimeError), atomic_output(tmp_path / "out.nc") as temporary:
-        temporary.write_bytes(b"partial")
-        raise RuntimeError("killed")
-    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(("name", "arguments"), [

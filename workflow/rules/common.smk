@@ -9,9 +9,10 @@ import sys
 
 from snakemake.settings.types import DeploymentMethod
 
-from flocklab import jobserver
 from flocklab.config.study import SENSITIVITY_FIGURES, design_seed
 from flocklab.core.registry import get_model
+from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
+from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
 
 RESULTS = "results"
@@ -55,14 +56,6 @@ def study_files(path_of, study):
 
 def point_of(wildcards):
     return study_points(wildcards.study)[wildcards.point]
-
-
-def run_resources(wildcards, attempt):
-    """mem_mb and runtime of a simulate job from the model's resource hook."""
-    study = STUDIES[wildcards.study]
-    point = point_of(wildcards)
-    need = get_model(study.model).resources(study.params(point), study.grid(point))
-    return job_resources(need, attempt)
 
 
 def study_record(name):
@@ -164,24 +157,20 @@ def all_figure_outputs():
 PYTHON = ("python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
           else shlex.quote(sys.executable))
 
-
-# Simulate jobs use the warm job server or not (an environment variable they inherit, not a
-# rule parameter, so that switching it reruns nothing).
-jobserver.enable_for_jobs(config["job_server"])
-
-
-def simulate_log(wildcards):
-    return f"results/logs/simulate/{wildcards.study}/{wildcards.point}/rep{wildcards.replicate}.log"
+# Runs already on disk with their current identity are inputs; the others are grouped into
+# blocks, one job each (flocklab.config.blocks).
+STUDY_RUNS = {name: study_runs(study, run_path) for name, study in STUDIES.items()}
+DONE_RUNS = existing_fingerprints(run.path for runs in STUDY_RUNS.values() for run in runs)
+SIMULATION_BLOCKS = [block for name, runs in STUDY_RUNS.items()
+                     for block in pending_blocks(name, runs, DONE_RUNS, config["job_seconds"])]
 
 
-def simulate_spec(wildcards, output, threads):
-    """The job's whole input as one shell-quoted JSON argument."""
-    study = STUDIES[wildcards.study]
-    point = point_of(wildcards)
-    spec = {"model": study.model, "params": study.params(point),
-            "control": study.control(point, int(wildcards.replicate)).as_attrs(),
-            "attrs": {"study": wildcards.study, "point": wildcards.point,
-                      "replicate": int(wildcards.replicate)},
-            "threads": threads, "checkpoint_every": study.checkpoint_every,
-            "out": output[0], "log": simulate_log(wildcards)}
+def block_command(block):
+    """The block job's command: its spec as one shell-quoted JSON argument."""
+    spec = block_spec(block, STUDIES[block.study].model, STUDIES[block.study].checkpoint_every)
     return shlex.quote(json.dumps(spec, sort_keys=True))
+
+
+def block_resources(block, attempt):
+    """mem_mb and runtime of a block job from the model's resource hook."""
+    return job_resources(RunResources(block.memory_bytes, block.seconds), attempt)

@@ -3,7 +3,9 @@
 Every file the package writes (netCDF, JSON, CSV, figures, checkpoints) goes through
 :func:`atomic_output`: it is written under a temporary name in the target directory,
 flushed to disk and renamed into place, so a job killed mid-write never leaves a file that
-looks complete, and a failed write leaves neither a partial file nor a temporary one.
+looks complete, and a failed write leaves neither a partial file nor a temporary one. The
+file gets the permissions of an ordinary new file under the user's umask (0644 under 022),
+so collaborators on a shared cluster can read results as usual.
 
 Two netCDF encoders share that helper: :func:`write_netcdf` for :class:`xarray.Dataset`
 objects (study-level stages) and :func:`write_netcdf_variables` for plain arrays, which the
@@ -49,11 +51,27 @@ def atomic_output(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         yield temporary
         with open(temporary, "rb+") as stream:
             os.fsync(stream.fileno())
+        os.chmod(temporary, 0o666 & ~current_umask())
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
         raise
+
+
+def current_umask() -> int:
+    """The process's file-mode creation mask (read without changing it where the system
+    tells it, as Linux does in ``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _encoding(variables: Mapping[str, Any]) -> dict[str, dict]:

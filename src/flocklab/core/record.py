@@ -80,6 +80,8 @@ class RunRecord:
     extra: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = field(
         default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
+    #: The resolved parameters of the run (set with the attributes).
+    params: dict[str, Any] = field(default_factory=dict)
     #: Wall time of the time loop (s), for logs and benchmarks; never written to the file.
     loop_seconds: float = 0.0
 
@@ -122,6 +124,7 @@ class RunRecord:
     # ----------------------------------------------------------------- output
 
     def set_attrs(self, params: Mapping[str, Any], control: RunControl) -> None:
+        self.params = dict(params)
         model = self.model
         attrs: dict[str, Any] = {
             "title": model.title or f"{model.name} simulation",

@@ -1,4 +1,9 @@
-"""Stage *simulate*: one run of a model → ``results/<study>/runs/<point>/rep<k>.nc``.
+"""Stage *simulate*: runs of a model → ``results/<study>/runs/<point>/rep<k>.nc``.
+
+:func:`run_simulation` writes one run file; :func:`run_block` runs a pipeline job's block of
+runs one after another in this process (:mod:`flocklab.config.blocks`), so the process's
+start-up is paid once per block. ``python -m flocklab.stages.simulate SPEC [THREADS]`` is
+the job's command (``SPEC``: the block as one JSON document).
 
 The file layout is the same for every model (:mod:`flocklab.core.record`): each declared
 observable on ``time``, each snapshot variable on (``frame``, entity), run-level extra
@@ -22,7 +27,7 @@ from typing import Any
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("flocklab.stages.simulate")  # also when run as __main__
 
 
 def run_simulation(model: str, params: Mapping[str, Any],
@@ -76,7 +81,10 @@ def run_simulation(model: str, params: Mapping[str, Any],
         if isinstance(previous, int):
             _set_threads(previous)  # leave the caller's thread count as it was
     elapsed = time.perf_counter() - started
-    record.write(out, extra_attrs)
+    from flocklab.config.blocks import run_fingerprint
+
+    identity = {"run_fingerprint": run_fingerprint(model, record.params, control.as_attrs())}
+    record.write(out, {**(extra_attrs or {}), **identity})
     if checkpoint is not None:
         checkpoint.remove()
     updates = record.entities * record.grid.steps
@@ -95,3 +103,41 @@ def _set_threads(threads: int | None) -> int | str:
     from flocklab.core.threads import set_threads
 
     return set_threads(threads)
+
+
+def run_block(spec: Mapping[str, Any], threads: int | None = None) -> None:
+    """Run every run of a block (:func:`flocklab.config.blocks.block_spec`) in order.
+
+    Each run's parameters and controls are the block's shared ones updated with its own;
+    each file is written atomically as soon as its run ends, so a killed job keeps the runs
+    it finished.
+    """
+    runs = spec["runs"]
+    started = time.perf_counter()
+    for number, run in enumerate(runs, start=1):
+        log.info("run %d of %d: %s", number, len(runs), run["out"])
+        run_simulation(spec["model"], {**spec["params"], **run["params"]},
+                       {**spec["control"], **run["control"]}, run["out"], threads=threads,
+                       extra_attrs=run["attrs"], progress=False,
+                       checkpoint_every=spec.get("checkpoint_every", 0))
+    log.info("block of %d runs in %.3f s", len(runs), time.perf_counter() - started)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m flocklab.stages.simulate SPEC [THREADS]``: run a block (the job entry)."""
+    import json
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    threads = int(args[1]) if len(args) > 1 else None
+    handler = logging.StreamHandler(sys.stderr)  # the rule sends stderr to the job's log
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("flocklab")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    run_block(json.loads(args[0]), threads=threads)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
