@@ -178,11 +178,30 @@ class CriticalControl:
 
 @dataclass(frozen=True)
 class SnapshotVariable:
-    """A per-entity array recorded in snapshot frames."""
+    """A per-entity array recorded in snapshot frames, on (``frame``, entity[, ...]).
+
+    Parameters
+    ----------
+    long_name, units : str
+        Description and unit in the run file.
+    dtype : str
+        Array type.
+    entity_dim : str
+        Dimension of the entities it describes ('' for the model's :attr:`Model.entity_dim`),
+        e.g. ``"predator"`` beside the agents.
+    count : callable, optional
+        ``count(params) -> int``, the number of those entities (required with
+        ``entity_dim``); a variable with none is not recorded.
+    trailing : tuple of (str, int)
+        Further dimensions and their sizes, e.g. ``(("axis", 3),)``.
+    """
 
     long_name: str
     units: str = "1"
     dtype: str = "float64"
+    entity_dim: str = ""
+    count: Callable[[Mapping[str, Any]], int] | None = None
+    trailing: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

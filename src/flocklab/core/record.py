@@ -90,8 +90,12 @@ class RunRecord:
         n = model.entity_count(params)
         records, frames = len(grid.record_steps), len(grid.frame_steps)
         series = {obs.name: np.full(records, np.nan) for obs in model.observables}
-        snapshots = {name: np.zeros((frames, n), dtype=spec.dtype)
-                     for name, spec in model.snapshot_variables.items()}
+        snapshots = {}
+        for name, spec in model.snapshot_variables.items():
+            count = n if spec.count is None else int(spec.count(params))
+            if count:
+                shape = (frames, count, *(size for _, size in spec.trailing))
+                snapshots[name] = np.zeros(shape, dtype=spec.dtype)
         return cls(grid, series, snapshots, _index_of(grid.record_steps, grid.steps),
                    _index_of(grid.frame_steps, grid.steps), model, n)
 
@@ -110,7 +114,8 @@ class RunRecord:
         frame = self.frame_of_step[step]
         if frame >= 0:
             for name, values in model.snapshot(state, params).items():
-                self.frames[name][frame] = values
+                if name in self.frames:
+                    self.frames[name][frame] = values
 
     def checkpoint_arrays(self) -> dict[str, np.ndarray]:
         arrays = {f"series.{name}": values for name, values in self.series.items()}
@@ -151,7 +156,11 @@ class RunRecord:
             out[obs.name] = (("time",), self.series[obs.name],
                              {"long_name": obs.long_name, "units": obs.units})
         for name, spec in model.snapshot_variables.items():
-            out[name] = (("frame", model.entity_dim), self.frames[name],
+            if name not in self.frames:
+                continue
+            dims = ("frame", spec.entity_dim or model.entity_dim,
+                    *(dim for dim, _ in spec.trailing))
+            out[name] = (dims, self.frames[name],
                          {"long_name": spec.long_name, "units": spec.units})
         out.update(self.extra)
         what = "time step" if grid.integer else "time"

@@ -18,7 +18,6 @@ import numpy as np
 
 from flocklab.core.model import CriticalControl, Model, Observable, SnapshotVariable
 from flocklab.core.parameters import ParameterSpec
-from flocklab.core.random import noise_key, step_uniforms
 from flocklab.figures.drawing import Drawing
 
 
@@ -56,9 +55,13 @@ class NoisyPhases(Model):
         "theta": SnapshotVariable("phase", "rad")}
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
+        from flocklab.core.random import noise_key  # numba: imported when a run starts
+
         return {"theta": rng.uniform(-np.pi, np.pi, params["N"]), "_key": noise_key(rng)}
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
+        from flocklab.core.random import step_uniforms
+
         theta, n, dt = state["theta"], params["N"], params["dt"]
         for step in range(first_step + 1, first_step + k + 1):
             u = step_uniforms(state["_key"], step, 2 * n)

@@ -154,6 +154,9 @@ class Zonal(Model):
         "ez": SnapshotVariable("heading z component", "1"),
         "speed": SnapshotVariable("speed", "length/s"),
         "alive": SnapshotVariable("1 alive, 0 captured", "1", "int8"),
+        "predator_position": SnapshotVariable(
+            "predator position", "length", entity_dim="predator",
+            count=lambda params: len(params["predators"]), trailing=(("axis", 3),)),
     }
     run_metrics = (
         Metric("captures", "prey captured during the run", "1"),
@@ -209,8 +212,10 @@ class Zonal(Model):
             "domain_at_attack": sim.domain_at_attack,
             "ppos": sim.ppos, "phead": sim.phead, "pstatus": sim.pstatus,
             "pdetected": sim.pdetected, "ptarget": sim.ptarget, "ptimer": sim.ptimer,
-            "attacks_started": sim.attacks_started,
-            "_sim": sim, "_pred_frames": [], "_pred_times": [],
+            "attacks_started": sim.attacks_started, "fleeing": sim.fleeing,
+            "pspeed": sim.pspeed, "palive": sim.palive, "pevent": sim.pevent,
+            "consensus": sim.consensus,
+            "_sim": sim,
         }
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
@@ -259,13 +264,11 @@ class Zonal(Model):
 
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
         sim = state["_sim"]
-        if sim.ppos.shape[0]:
-            state["_pred_frames"].append(sim.ppos.copy())
-            state["_pred_times"].append(sim.step_count * state.get("_dt", sim.p["dt"]))
         return {"x": sim.pos[:, 0].copy(), "y": sim.pos[:, 1].copy(),
                 "z": sim.pos[:, 2].copy(), "ex": sim.head[:, 0].copy(),
                 "ey": sim.head[:, 1].copy(), "ez": sim.head[:, 2].copy(),
-                "speed": sim.speed.copy(), "alive": sim.alive.astype(np.int8)}
+                "speed": sim.speed.copy(), "alive": sim.alive.astype(np.int8),
+                "predator_position": sim.ppos.copy()}
 
     def run_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
@@ -294,14 +297,7 @@ class Zonal(Model):
                                                   "(0 smallest, 1 largest; NaN: n/a)",
                                      "units": "1"}),
         }
-        if state["_pred_frames"]:
-            out["predator_position"] = (("predator_frame", "predator", "axis"),
-                                        np.array(state["_pred_frames"]),
-                                        {"long_name": "predator position at snapshot frames",
-                                         "units": "length"})
-            out["predator_frame_time"] = (("predator_frame",), np.array(state["_pred_times"]),
-                                          {"long_name": "time of the predator frame",
-                                           "units": "s"})
+        if sim.ppos.shape[0]:
             out["attacks_started"] = (("predator",), sim.attacks_started.copy(),
                                       {"long_name": "attacks begun by each predator",
                                        "units": "1"})

@@ -235,7 +235,8 @@ class ZonalSimulation:
               self.omega, self.goal, self.seeks_food, self.food, self.ppos, self.pdetect,
               self.escape_speed, self.steer_params, self.key, self.step_count, self.dim, box,
               self.obstacles, self.new_head, self.speed, self.fleeing)
-        self.head[...] = self.new_head  # in place: callers may hold the array
+        # in place (callers may hold the array); a captured agent keeps its heading
+        np.copyto(self.head, self.new_head, where=self.alive[:, None])
         move(self.chunks, self.pos, self.head, self.speed, self.alive, p["dt"], self.obstacles, box)
         self.step_count += 1
         if self.ppos.shape[0]:

@@ -41,11 +41,8 @@ class ZonalDrawing(Drawing):
                                             color="0.5"))
         time = run["frame"].values[frame]
         if "predator_position" in run:
-            times = run["predator_frame_time"].values
-            match = np.flatnonzero(np.isclose(times, time))
-            if match.size:
-                pred = run["predator_position"].values[match[0]]
-                ax.plot(pred[:, 0], pred[:, 1], "^", color="tab:red", ms=8)
+            pred = run["predator_position"].values[frame]
+            ax.plot(pred[:, 0], pred[:, 1], "^", color="tab:red", ms=8)
         food = run.attrs.get("food", "none")
         if isinstance(food, str) and food not in ("none", "null"):
             position = json.loads(food)["position"]

@@ -1,0 +1,224 @@
+"""One conformance suite for every model: ``check_model(name)``.
+
+In the manner of scikit-learn's ``check_estimator``: the checks any registered model must
+pass, whoever wrote it. Each check is a function ``check_*(name, params, control)`` in
+:data:`CHECKS`; :func:`check_model` runs them all (or a subset) and raises
+:class:`AssertionError` naming the check and what failed.
+
+* declarations are coherent (names unique, the primary observable, size parameter, critical
+  controls, snapshot variables, metrics, derived quantities and factors, tasks and drawing
+  refer to things that exist; every default is a valid value);
+* the model imports light (in a fresh interpreter, looking it up imports neither numba nor
+  scipy.integrate);
+* the same seed gives the same bytes, and a run's file carries every parameter;
+* chunking the time loop differently and resuming from a checkpoint give the same bytes
+  (stepped models; a model that solves the whole interval at once is exempt);
+* the drawing draws the first and last frames of a short run.
+
+Runs use the model's defaults with a short run: 20 steps (``t_end = 20 dt`` for
+continuous time), a record every step and a snapshot at the end, unless ``params`` or
+``control`` say otherwise.
+
+Examples
+--------
+>>> from flocklab.testing import check_model
+>>> check_model("vicsek", params={"N": 50, "L": 4.0})[-1]
+'check_drawing'
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from flocklab.core.model import IntervalModel, Model
+from flocklab.core.parameters import ParameterSpec
+from flocklab.core.registry import get_model
+from flocklab.core.time import RunControl
+
+#: Steps of the conformance runs.
+STEPS = 20
+
+
+def _control(model: Model, given: Mapping[str, Any] | None) -> RunControl:
+    base: dict[str, Any] = {"seed": 12345}
+    if model.time_mode == "steps":
+        base.update(steps=STEPS, snapshot_every=STEPS)
+    else:
+        dt = model.default_dt
+        base.update(t_end=STEPS * dt, dt=dt, snapshot_every=STEPS * dt)
+    base.update(given or {})
+    return RunControl(**base)
+
+
+def _write(model: Model, params: Mapping[str, Any], control: RunControl, path: Path,
+           **run: Any) -> bytes:
+    from flocklab.core.driver import run as run_model
+
+    run_model(model, params, control, **run).write(path)
+    return path.read_bytes()
+
+
+def check_declarations(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """Names unique; every declaration refers to something declared; defaults valid."""
+    model = get_model(name)
+    specs = {spec.name: spec for spec in model.parameters}
+    assert len(specs) == len(model.parameters), "parameter names repeat"
+    assert all(isinstance(spec, ParameterSpec) for spec in model.parameters)
+    for spec in model.parameters:
+        spec.coerce(spec.default)  # raises if a default is not an allowed value
+    observables = [obs.name for obs in model.observables]
+    assert len(set(observables)) == len(observables), "observable names repeat"
+    assert model.primary_observable in observables, "primary_observable is not an observable"
+    assert model.time_mode in ("steps", "continuous"), f"time_mode {model.time_mode!r}"
+    assert model.size_parameter in (None, *specs), "size_parameter is not a parameter"
+    coordinates = {*specs, *(q.name for q in model.derived_quantities)}
+    for control_ in model.critical_controls:
+        assert control_.coordinate in coordinates, f"control {control_.key}: no coordinate"
+        assert set(control_.needs) <= set(specs), f"control {control_.key}: needs unknown"
+    for factor in model.derived_factors:
+        assert factor.target in specs, f"factor {factor.name}: target is not a parameter"
+    metrics = [metric.name for metric in model.run_metrics]
+    assert len(set(metrics)) == len(metrics), "run metric names repeat"
+    tasks = [task.name for task in model.tasks]
+    assert len(set(tasks)) == len(tasks), "task names repeat"
+    resolved = model.resolve(params)
+    for task in model.tasks:
+        task.resolve(resolved, {})
+        if task.figure:
+            task.resolve_figure({})
+    from flocklab.figures.drawing import drawing_of
+
+    drawing_of(model)
+
+
+def check_light_import(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """Looking the model up in a fresh interpreter imports neither numba nor scipy.integrate."""
+    code = (f"import sys, flocklab; flocklab.get_model({name!r}); "
+            "print(' '.join(m for m in ('numba', 'scipy.integrate') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    heavy = result.stdout.strip()
+    assert not heavy, f"looking up model {name!r} imports {heavy}"
+
+
+def check_reproducible(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """The same seed gives the same bytes; the file records every parameter."""
+    model = get_model(name)
+    with tempfile.TemporaryDirectory() as tmp:
+        first = _write(model, params, control, Path(tmp) / "a.nc")
+        second = _write(model, params, control, Path(tmp) / "b.nc")
+        assert first == second, "two runs with the same seed differ"
+        import xarray as xr
+
+        with xr.open_dataset(Path(tmp) / "a.nc") as ds:
+            missing = [spec.name for spec in model.parameters if spec.name not in ds.attrs]
+            assert not missing, f"run file lacks the parameters {missing}"
+            assert ds.attrs["seed"] == control.seed
+
+
+def check_chunking(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """A time loop cut into chunks of two steps gives the bytes of one chunk."""
+    model = get_model(name)
+    if isinstance(model, IntervalModel):
+        return
+    resolved = model.resolve(params)
+    small = get_model(name)
+    small.chunk_updates = 2 * max(1, small.entity_count(resolved))
+    large = get_model(name)
+    large.chunk_updates = 1 << 40
+    with tempfile.TemporaryDirectory() as tmp:
+        assert _write(small, params, control, Path(tmp) / "a.nc") == \
+            _write(large, params, control, Path(tmp) / "b.nc"), "chunking changes the run"
+
+
+def check_checkpoint_resume(name: str, params: Mapping[str, Any], control: RunControl
+                            ) -> None:
+    """A run resumed from its last checkpoint gives the bytes of an uninterrupted run."""
+    from flocklab.core.checkpoint import Checkpoint, fingerprint
+
+    model = get_model(name)
+    if isinstance(model, IntervalModel):
+        return
+    resolved = model.resolve(params)
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = _write(model, params, control, Path(tmp) / "plain.nc")
+        checkpoint = Checkpoint(Path(tmp) / "state.npz", 3,
+                                fingerprint(model.name, resolved, control.as_attrs()))
+        _write(model, params, control, Path(tmp) / "first.nc", checkpoint=checkpoint)
+        saved = checkpoint.load()
+        assert saved is not None and saved[0] > 0, "no checkpoint was saved"
+        resumed = _write(model, params, control, Path(tmp) / "resumed.nc",
+                         checkpoint=checkpoint)
+        assert resumed == plain, "a resumed run differs from an uninterrupted one"
+
+
+def check_drawing(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """The model's drawing draws the first and the last frame of a short run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from flocklab.core.driver import simulate
+    from flocklab.figures.drawing import drawing_of
+
+    model = get_model(name)
+    run = simulate(model, params, control)
+    drawing = drawing_of(model)
+    for frame in (0, run.sizes["frame"] - 1):
+        fig = plt.figure()
+        ax = fig.add_subplot(projection=drawing.projection(run))
+        drawing.draw(ax, run, frame, trail=1, label="(a)")
+        fig.canvas.draw()
+        plt.close(fig)
+
+
+CHECKS: tuple[Callable[[str, Mapping[str, Any], RunControl], None], ...] = (
+    check_declarations, check_light_import, check_reproducible, check_chunking,
+    check_checkpoint_resume, check_drawing)
+
+
+def check_model(name: str, params: Mapping[str, Any] | None = None,
+                control: Mapping[str, Any] | None = None,
+                checks: Sequence[str] | None = None) -> list[str]:
+    """Run the conformance checks on registered model ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered model (``flocklab.available_models()``).
+    params : mapping, optional
+        Model parameters of the check runs (default: the model's defaults).
+    control : mapping, optional
+        Run controls of the check runs (default: 20 steps, see the module docstring).
+    checks : sequence of str, optional
+        Names of the checks to run (default: all of :data:`CHECKS`).
+
+    Returns
+    -------
+    list of str
+        The checks that passed (all that ran).
+
+    Raises
+    ------
+    AssertionError
+        ``"<check>: <what failed>"`` for the first failing check.
+    """
+    model = get_model(name)
+    params = dict(params or {})
+    run_control = _control(model, control)
+    passed = []
+    for check in CHECKS:
+        if checks is not None and check.__name__ not in checks:
+            continue
+        try:
+            check(name, params, run_control)
+        except AssertionError as error:
+            raise AssertionError(f"{check.__name__}: {error}") from None
+        passed.append(check.__name__)
+    return passed

@@ -1,0 +1,80 @@
+"""Every registered model, the test-only plugins included, passes the conformance suite
+(flocklab.testing.check_model), and looking models up or parsing the workflow stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import flocklab
+from flocklab.testing import check_model
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: Small settings per model (defaults where they are already small); several per model
+#: where a variant keeps state of its own (predators, a cloth, a delay).
+CASES = [
+    ("vicsek", {"N": 60, "L": 4.0}, None),
+    ("vicsek", {"N": 50, "L": 3.0, "noise": "vectorial", "eta": 0.4, "update": "backward"},
+     None),
+    ("zonal", {"N": 30}, None),
+    ("zonal", {"N": 30, "predators": [{"position": [-5.0, 0.0, 0.0]}],
+               "obstacles": [{"centre": [9.0, 0.0, 0.0], "radius": 1.0}]},
+     {"snapshot_every": 0.5}),
+    ("dragon_chain", {"n_benches": 20}, None),
+    ("dragon_agents", {"N": 6}, None),
+    ("dragon_agents", {"N": 5, "delay": 0.05}, None),
+    ("springs", {}, None),
+    ("springs", {"structure": "cloth", "nx": 4, "ny": 4, "integrator": "implicit_euler"},
+     {"dt": 0.005}),
+    ("oscillator", {}, None),
+    ("noisy_phases", {"N": 20}, None),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "control"),
+                         [pytest.param(*case, id=f"{case[0]}-{k}") for k, case in
+                          enumerate(CASES)])
+def test_model_passes_the_conformance_suite(name, params, control):
+    assert len(check_model(name, params, control)) == 6
+
+
+def test_every_registered_model_is_checked():
+    assert set(flocklab.available_models()) == {name for name, _, _ in CASES}
+
+
+def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):
+    from flocklab_testmodels.noisy_phases import NoisyPhases
+
+    monkeypatch.setattr(NoisyPhases, "primary_observable", "not_declared")
+    with pytest.raises(AssertionError, match="check_declarations: primary_observable"):
+        check_model("noisy_phases", checks=["check_declarations"])
+
+
+def test_model_lookup_and_a_workflow_dry_run_import_no_numba(tmp_path):
+    """In a fresh interpreter: every registered model looked up, then a dry run of the
+    Snakefile on the default config; neither numba nor scipy.integrate is imported."""
+    code = f"""
+import sys
+import flocklab
+for name in flocklab.available_models():
+    flocklab.get_model(name)
+heavy = [m for m in ("numba", "scipy.integrate") if m in sys.modules]
+from snakemake.cli import main
+try:
+    main(["-s", {str(REPO / "Snakefile")!r}, "--directory", {str(tmp_path)!r}, "-n",
+          "--cores", "1", "--quiet"])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(" ".join(heavy), "|", " ".join(m for m in ("numba", "scipy.integrate")
+                                       if m in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lookup, dry_run = result.stdout.strip().splitlines()[-1].split("|")
+    assert lookup.strip() == "", f"looking up models imports {lookup}"
+    assert dry_run.strip() == "", f"a dry run of the workflow imports {dry_run}"
