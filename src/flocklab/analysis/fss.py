@@ -431,8 +431,9 @@ def is_bimodal(histogram: np.ndarray, prominence: float = 0.2) -> bool:
 # --------------------------------------------------------------------------- bootstraps
 
 
-def peak_bootstrap(x: np.ndarray, m1: np.ndarray, m2: np.ndarray, n_particles: np.ndarray,
-                   resamples: int, rng: np.random.Generator) -> np.ndarray:
+def peak_bootstrap(x: np.ndarray, m1: np.ndarray, m2: np.ndarray,
+                   n_particles: np.ndarray | None, resamples: int, rng: np.random.Generator
+                   ) -> np.ndarray:
     r"""68 % interval of the χ-peak location per size, resampling seeds.
 
     Per resample the seeds are drawn with replacement at every point

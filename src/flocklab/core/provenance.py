@@ -49,8 +49,8 @@ def provenance_attrs() -> dict[str, str]:
 
 
 def with_provenance(ds: xr.Dataset) -> xr.Dataset:
-    """``ds`` (changed in place) with :func:`provenance_attrs` appended to
-    its attributes: the stages stamp what the pure analysis functions return."""
+    """``ds`` (changed in place) with :func:`provenance_attrs` appended to its attributes:
+    the stages stamp what the pure analysis functions return."""
     ds.attrs.update(provenance_attrs())
     return ds
 
