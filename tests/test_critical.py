@@ -10,15 +10,13 @@ import xarray as xr
 from scipy import stats
 
 from flocklab.analysis import critical as crit
+from flocklab.analysis import fss as scaling
+from flocklab.analysis.critical import fit_critical_summary
+from flocklab.analysis.fss import finite_size_scaling
 from flocklab.analysis.timeseries import replicate_average
 from flocklab.cli.main import main
 from flocklab.core.parameters import ParameterError
-from flocklab.stages.critical import (
-    finite_size_scaling,
-    fit_critical_summary,
-    run_fit_critical,
-    run_fss,
-)
+from flocklab.stages.critical import run_fit_critical, run_fss
 
 TRUE_CRITICAL, TRUE_BETA, AMPLITUDE, TAIL = 3.0, 0.45, 0.95, 0.04
 ETA = np.round(np.arange(1.0, 4.01, 0.1), 10)
@@ -178,6 +176,84 @@ def test_too_few_points_or_no_transition_is_an_error_not_a_number():
         crit.fit_power_law(ordered_only, _truth(ordered_only), np.full(ordered_only.size, 0.01))
 
 
+# --------------------------------------------------------------------------- reading a summary
+
+
+def test_replicate_means_are_the_seed_mean_and_its_standard_error():
+    # k seeds at each point: mean = sum / k, error = sd(ddof=1) / sqrt(k) (the jackknife
+    # error of a mean equals it)
+    samples = np.array([[0.9, 0.8, 1.0], [0.5, 0.2, 0.2], [0.1, 0.3, 0.2]])
+    summary = xr.Dataset({"p_mean": (("x", "seed"), samples)},
+                         coords={"x": [1.0, 2.0, 3.0], "seed": [0, 1, 2]})
+    averaged, dim = crit.with_replicate_means(summary, "p")
+    assert dim == "seed" and "replicate_p" not in summary   # the input is not changed
+    np.testing.assert_allclose(averaged["replicate_p"], [0.9, 0.3, 0.2], rtol=1e-12)
+    np.testing.assert_allclose(averaged["replicate_p_err"],
+                               [0.1 / np.sqrt(3), 0.1, 0.1 / np.sqrt(3)], rtol=1e-12)
+    # present averages are kept as they are
+    assert crit.with_replicate_means(averaged, "p")[0] is averaged
+    # one seed: the run's own standard error, and an error without one
+    one = summary.isel(seed=[1]).assign(p_sem=(("x", "seed"), [[0.01], [0.02], [0.03]]))
+    averaged, _ = crit.with_replicate_means(one, "p")
+    np.testing.assert_array_equal(averaged["replicate_p"], [0.8, 0.2, 0.3])
+    np.testing.assert_array_equal(averaged["replicate_p_err"], [0.01, 0.02, 0.03])
+    with pytest.raises(crit.CriticalFitError, match="one replicate and no 'p_sem'"):
+        crit.with_replicate_means(summary.isel(seed=[1]), "p")
+
+
+def test_replicate_dimension_and_observable_name():
+    summary = xr.Dataset({"p_mean": (("x", "replicate"), np.zeros((2, 3))),
+                          "q_mean": (("x",), np.zeros(2))})
+    assert crit.replicate_dimension(summary, "p_mean") == "replicate"
+    with pytest.raises(crit.CriticalFitError, match="no replicate dimension"):
+        crit.replicate_dimension(summary, "q_mean")
+    with pytest.raises(crit.CriticalFitError, match="no per-replicate variable 'r_mean'"):
+        crit.replicate_dimension(summary, "r_mean")
+    # given, else declared, else the one <P>_mean
+    assert crit.observable_name(summary, "q") == "q"
+    with pytest.raises(crit.CriticalFitError, match="has 2 per-replicate"):
+        crit.observable_name(summary)
+    assert crit.observable_name(summary.drop_vars("q_mean")) == "p"
+    summary.attrs["primary_observable"] = "q"
+    assert crit.observable_name(summary) == "q"
+
+
+def test_a_summary_names_its_model_and_symbols():
+    summary = xr.Dataset(attrs={"model": "vicsek"})
+    assert crit.summary_model(summary).name == "vicsek"
+    assert crit.observable_symbol(summary, "order_parameter") == "v_a"
+    for attrs in ({}, {"model": "none"}, {"model": "another_simulator"}):
+        foreign = xr.Dataset(attrs=attrs)
+        assert crit.summary_model(foreign) is None
+        assert crit.observable_symbol(foreign, "my_p") == r"\mathrm{my\_p}"
+
+
+def test_curves_split_a_summary_along_the_control():
+    rng = np.random.default_rng(15)
+    summary = _summary(_synthetic_seeds(rng)[None].repeat(2, axis=0))
+    split = crit.curves(summary, "eta", {}, "order_parameter")
+    assert [labels for labels, _ in split] == [{"N": 400}, {"N": 800}]
+    assert all(curve.sizes["eta"] == ETA.size and "N" not in curve.dims for _, curve in split)
+    ((labels, curve),) = crit.curves(summary, "eta", {"N": 800}, "order_parameter")
+    assert labels == {} and int(curve["N"]) == 800
+    x, v, err, samples, fallback = crit.curve_arrays(curve, "eta", "order_parameter",
+                                                     "replicate")
+    assert samples.shape == (ETA.size, 8) and fallback is err
+    np.testing.assert_array_equal(x, ETA)
+    np.testing.assert_array_equal(v, samples.mean(axis=1))
+    # one seed: the parametric bootstrap falls back on the run's standard error
+    *_, fallback = crit.curve_arrays(curve.isel(replicate=[0]), "eta", "order_parameter",
+                                     "replicate")
+    np.testing.assert_array_equal(fallback, 0.01)
+    with pytest.raises(crit.CriticalFitError, match="no coordinate 'rho'"):
+        crit.curves(summary, "rho", {}, "order_parameter")
+    with pytest.raises(crit.CriticalFitError, match="N = 5 is not in the summary"):
+        crit.curves(summary, "eta", {"N": 5}, "order_parameter")
+    with pytest.raises(crit.CriticalFitError, match="varies along"):
+        crit.curves(summary.assign_coords(eta2=summary["L"] * summary["eta"]), "eta2", {},
+                    "order_parameter")
+
+
 # --------------------------------------------------------------------------- fit stage
 
 
@@ -313,33 +389,33 @@ def test_data_collapse_recovers_known_exponents():
     rng = np.random.default_rng(5)
     sizes = np.array([8.0, 16.0, 32.0, 64.0])
     x, v, err = _scaling_data(rng, sizes)
-    result = crit.collapse(x, v, err, sizes, guess=[2.4, 0.5, 1.0], window=0.2)
+    result = scaling.collapse(x, v, err, sizes, guess=[2.4, 0.5, 1.0], window=0.2)
     assert result.critical == pytest.approx(2.5, abs=0.02)
     assert result.inverse_nu == pytest.approx(0.8, abs=0.08)
     assert result.beta_over_nu == pytest.approx(0.3, abs=0.03)
     assert result.quality < 5
-    wrong = crit.collapse_quality([2.3, 0.3, 0.8], x, v, err, sizes, 0.2)
+    wrong = scaling.collapse_quality([2.3, 0.3, 0.8], x, v, err, sizes, 0.2)
     assert wrong > 10 * result.quality
 
 
 def test_extrapolation_recovers_infinite_size_critical_point():
     sizes = np.array([10.0, 20.0, 40.0, 80.0, 160.0])
     critical = 2.0 + 1.5 * sizes ** (-0.7)
-    fit = crit.extrapolate(sizes, critical, np.full(5, 1e-4))
+    fit = scaling.extrapolate(sizes, critical, np.full(5, 1e-4))
     assert fit.critical == pytest.approx(2.0, abs=1e-3)
     assert fit.inverse_nu == pytest.approx(0.7, abs=0.01)
     with pytest.raises(crit.CriticalFitError):
-        crit.extrapolate(sizes[:3], critical[:3], np.full(3, 1e-4))
+        scaling.extrapolate(sizes[:3], critical[:3], np.full(3, 1e-4))
     rising = np.array([4.5, 4.1, 3.7, 3.3, 2.6])   # no approach to a limit: 1/nu runs away
     with pytest.raises(crit.CriticalFitError, match="ill-conditioned"):
-        crit.extrapolate(np.array([3.1, 5.0, 10.0, 31.6, 50.0]), rising, np.full(5, 0.05))
+        scaling.extrapolate(np.array([3.1, 5.0, 10.0, 31.6, 50.0]), rising, np.full(5, 0.05))
 
 
 def test_susceptibility_peak_and_binder_crossing():
     x = np.linspace(0, 4, 41)
     chi = 5 - (x - 2.33) ** 2
-    assert crit.susceptibility_peak(x, chi)[0] == pytest.approx(2.33, abs=1e-9)
-    assert crit.binder_crossings(x, 0.6 - 0.1 * x, 0.7 - 0.15 * x) == pytest.approx([2.0])
+    assert scaling.susceptibility_peak(x, chi)[0] == pytest.approx(2.33, abs=1e-9)
+    assert scaling.binder_crossings(x, 0.6 - 0.1 * x, 0.7 - 0.15 * x) == pytest.approx([2.0])
 
 
 def test_discontinuity_flags():
@@ -347,13 +423,13 @@ def test_discontinuity_flags():
     continuous = np.array([0.66, 0.66, 0.65, 0.6, 0.5, 0.4, 0.35, 0.34, 0.33])
     dip = continuous.copy()
     dip[5] = 0.1
-    assert not crit.binder_minimum(x, continuous, np.full(9, 0.01))
-    assert crit.binder_minimum(x, dip, np.full(9, 0.01))
+    assert not scaling.binder_minimum(x, continuous, np.full(9, 0.01))
+    assert scaling.binder_minimum(x, dip, np.full(9, 0.01))
     bins = np.linspace(0, 1, 50)
     one_peak = np.exp(-((bins - 0.5) / 0.1) ** 2)
     two_peaks = np.exp(-((bins - 0.2) / 0.05) ** 2) + 0.8 * np.exp(-((bins - 0.7) / 0.05) ** 2)
-    assert not crit.is_bimodal(one_peak)
-    assert crit.is_bimodal(two_peaks)
+    assert not scaling.is_bimodal(one_peak)
+    assert scaling.is_bimodal(two_peaks)
 
 
 # Known scaling forms for the FSS stage test: with z = (eta - eta_c) L^(1/nu), per-run
@@ -426,7 +502,7 @@ def test_finite_size_stage_finds_the_chi_peaks_of_a_known_scaling_form():
     step = FSS_ETA[1] - FSS_ETA[0]
     for i in range(FSS_SIZES.size):
         # the estimator's own bias on noise-free chi (the peak is not a parabola) is small
-        bias = crit.susceptibility_peak(FSS_ETA, clean[i])[0] - truth[i]
+        bias = scaling.susceptibility_peak(FSS_ETA, clean[i])[0] - truth[i]
         assert abs(bias) < step / 20
         tolerance = abs(bias) + 4 * _vertex_sd(clean[i], relative_sd, step)
         assert abs(fss["eta_c_chi"].values[i] - truth[i]) < tolerance

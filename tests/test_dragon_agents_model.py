@@ -50,7 +50,7 @@ def test_metrics_are_finite_and_consistent():
     assert all(np.isfinite(v) for name, v in out.items() if name != "t_blowup")
     keep = ds["time"].values >= 2.0
     assert out["link_error_max"] == pytest.approx(ds["link_error_max"].values[keep].max())
-    from flocklab.stages.metrics import run_statistics
+    from flocklab.analysis.summary import run_statistics
 
     values, _ = run_statistics(ds, model, 2.0)  # the summary's per-observable means
     assert 0.0 < values["alignment_mean"] <= 1.0

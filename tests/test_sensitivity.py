@@ -7,22 +7,27 @@ import math
 
 import numpy as np
 import pytest
+import xarray as xr
 import yaml
 
 from flocklab.analysis.sensitivity import (
     Factor,
+    analyse_sensitivity,
     bound_verdict,
+    design_record_dataset,
     ishigami,
     ishigami_indices,
     morris_design,
     morris_indices,
     oat_design,
     oat_response,
+    read_design,
+    run_outputs,
     sobol_design,
     sobol_indices,
     trend_verdict,
 )
-from flocklab.config.study import ConfigError, validate_config
+from flocklab.config.study import ConfigError, design_points, validate_config
 
 ISHIGAMI = [Factor(name, -math.pi, math.pi) for name in ("x1", "x2", "x3")]
 
@@ -227,3 +232,101 @@ def test_a_design_row_the_model_refuses_names_the_factors(test_config):
     studies = validate_config(test_config)  # each range end alone is valid
     with pytest.raises(ConfigError, match=r"studies\.sobol\.sensitivity\.factors.*'v0'"):
         list(studies["sobol"].points())
+
+
+# --------------------------------------------------------------------------- stage datasets
+
+
+def _design_file(design, fixed, seed=5):
+    """The design dataset as the sample stage writes it (without provenance)."""
+    record = {"name": "toy", "model": "vicsek", "fixed": fixed, "seed": seed,
+              "sensitivity": {"method": design.method}}
+    return design_record_dataset(record, design, design_points("vicsek", fixed, design))
+
+
+def _summary_of(design_ds, function, offsets):
+    """A summary with output ``y`` = function(eta, r) + offsets[replicate] at every point."""
+    labels = design_ds["point"].values.astype(str).tolist()
+    distinct = sorted(set(labels))
+    first = [labels.index(label) for label in distinct]
+    eta, r = (design_ds["value"].sel(parameter=name).values[first] for name in ("eta", "r"))
+    y = function(eta, r)[:, None] + np.asarray(offsets)[None, :]
+    return xr.Dataset({"y": (("point", "replicate"), y, {"units": "1"})},
+                      coords={"point": distinct, "replicate": np.arange(len(offsets))})
+
+
+def test_design_file_round_trip():
+    factors = [Factor("eta", values=(0.2, 3.0, 6.0)), Factor("density", values=(0.8, 1.6))]
+    design = oat_design(factors, baseline={"eta": 0.2, "density": 1.6})
+    ds = _design_file(design, {"N": 40, "L": 5.0, "eta": 0.2})
+    assert ds.attrs["method"] == "oat" and ds.attrs["rows"] == 5
+    assert ds.attrs["distinct_points"] == 4          # the baseline appears twice
+    # density sets N = round(density L^2) at L = 5
+    assert ds["N"].values.tolist() == [40, 40, 40, 20, 40]
+    assert ds["N"].attrs["units"] == "1"
+    back = read_design(ds)
+    assert back.method == "oat" and back.names == ["eta", "density"]
+    assert [(f.values, f.dist) for f in back.factors] == [(f.values, f.dist) for f in factors]
+    assert all(np.isnan(f.low) and np.isnan(f.mean) for f in back.factors)  # oat: no ranges
+    np.testing.assert_array_equal(back.values, design.values)
+    np.testing.assert_array_equal(back.oat_level, design.oat_level)
+
+
+def test_oat_analysis_of_a_known_response():
+    # y = 1 - 0.1 eta + 0.05 r, replicates at +-0.01: level means are the formula, their
+    # standard error sd / sqrt(2) = 0.01, swings 0.1 (6 - 0.2) and 0.05 (1 - 0.5)
+    factors = [Factor("eta", values=(0.2, 3.0, 6.0)), Factor("r", values=(0.5, 1.0))]
+    design = oat_design(factors, baseline={"eta": 0.2, "r": 1.0})
+    design_ds = _design_file(design, {"N": 40, "L": 5.0})
+    summary = _summary_of(design_ds, lambda eta, r: 1 - 0.1 * eta + 0.05 * r, [0.01, -0.01])
+    claims = [
+        {"claim": "more noise, less order", "parameter": "eta", "output": "y",
+         "trend": "decreasing"},
+        {"claim": "eta = 6 is disordered", "parameter": "eta", "output": "y", "at": 6.0,
+         "below": 0.5},
+        {"claim": "eta = 0.2 is disordered", "parameter": "eta", "output": "y", "at": 0.2,
+         "below": 0.5}]
+    ds, document = analyse_sensitivity(design_ds, summary, {"outputs": ["y"], "claims": claims},
+                                       replicates=2)
+    np.testing.assert_allclose(ds["response_mean"].sel(output="y", parameter="eta"),
+                               [1.03, 0.75, 0.45], rtol=1e-12)
+    np.testing.assert_allclose(ds["response_sem"].sel(output="y", parameter="r")[:2], 0.01,
+                               rtol=1e-9)
+    np.testing.assert_allclose(ds["swing"].sel(output="y"), [0.58, 0.025], rtol=1e-12)
+    np.testing.assert_allclose(ds["row_mean"].sel(output="y"),
+                               [1.03, 0.75, 0.45, 1.005, 1.03], rtol=1e-12)
+    assert ds["claim_verdict"].values.tolist() == ["holds", "holds", "fails"]
+    assert document["outputs"]["y"]["r"]["mean"] == pytest.approx([1.005, 1.03])
+    assert document["claims"][2]["verdict"] == "fails" and document["notes"] == {}
+    assert ds.attrs["bootstrap_seed"] == 6 and "git_commit" not in ds.attrs
+
+
+def test_morris_analysis_of_a_linear_response():
+    # y = 2 eta - 3 r: every elementary effect per full range is c_i (high - low), so
+    # mu = (2 x 5.9, -3 x 1.0), mu* = |mu| and sigma = 0
+    factors = [Factor("eta", 0.1, 6.0), Factor("r", 0.5, 1.5)]
+    design = morris_design(factors, 4, seed=2)
+    design_ds = _design_file(design, {"N": 40, "L": 5.0})
+    summary = _summary_of(design_ds, lambda eta, r: 2 * eta - 3 * r, [0.0])
+    ds, _ = analyse_sensitivity(design_ds, summary, {"outputs": ["y"], "resamples": 20,
+                                                     "confidence": 0.95, "levels": 4},
+                                replicates=1)
+    mu = ds["mu"].sel(output="y").values
+    np.testing.assert_allclose(mu, [11.8, -3.0], rtol=1e-5)
+    np.testing.assert_allclose(ds["mu_star"].sel(output="y"), np.abs(mu), rtol=1e-12)
+    np.testing.assert_allclose(ds["sigma"].sel(output="y"), 0.0, atol=1e-4)
+    assert ds["evaluations"].values.tolist() == (ds["sample_size"].values * 3).tolist()
+    assert ds["mu_star_convergence"].dims == ("output", "sample_size", "parameter")
+
+
+def test_run_outputs_match_rows_by_label():
+    summary = xr.Dataset({"y": (("point", "replicate"), [[1.0, 2.0], [3.0, 4.0]])},
+                         coords={"point": ["a", "b"], "replicate": [0, 1]})
+    runs = run_outputs(summary, ["b", "a", "b"], ["y"])
+    assert runs.tolist() == [[[3.0, 4.0], [1.0, 2.0], [3.0, 4.0]]]
+    with pytest.raises(ValueError, match=r"no runs for design point\(s\) \['c'\]"):
+        run_outputs(summary, ["a", "c"], ["y"])
+    with pytest.raises(ValueError, match="output 'z' is not in the summary"):
+        run_outputs(summary, ["a"], ["z"])
+    with pytest.raises(ValueError, match="non-finite"):
+        run_outputs(summary.where(summary["y"] < 4), ["b"], ["y"])

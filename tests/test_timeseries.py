@@ -685,7 +685,7 @@ def test_primary_variables(has_size):
         del expected["susceptibility"], expected["susceptibility_err"]
     assert list(table) == list(expected)  # order is the file's variable order
     assert {k: v[:2] for k, v in table.items()} == expected
-    # every key but time_to_order is a field of SeriesStatistics (stages.metrics reads it)
+    # every key but time_to_order is a field of SeriesStatistics (analysis.summary reads it)
     names = {f.name for f in fields(SeriesStatistics)}
     assert {key for key, _, _ in table.values()} - names == {"time_to_order"}
     assert "v_a" in table["order_parameter_m2"][2]

@@ -1,9 +1,9 @@
 r"""Critical points and exponents of an order–disorder transition (pure functions).
 
-Nothing here knows a model: the caller passes the control values :math:`x`, the
+The array functions know no model: the caller passes the control values :math:`x`, the
 replicate-averaged order-like observable :math:`P` (the model's primary observable, e.g.
 the Vicsek order parameter :math:`v_a`) and the ordered side of the transition, as the
-model declares them (:class:`flocklab.models.CriticalControl`).
+model declares them (:class:`flocklab.core.model.CriticalControl`).
 
 Power-law fits as in Vicsek et al. (1995):
 
@@ -33,33 +33,70 @@ bootstrap over replicates: per point, seeds are resampled with replacement, the 
 mean and standard error recomputed, and the whole fit (window rule included) repeated;
 the 68 % interval is the 16th–84th percentile.
 
-Finite-size scaling (FSS):
+**Reading a summary.** The control (its summary coordinate, ordered side, exponent name
+and symbol) comes from the model the summary names (``attrs["model"]`` →
+:meth:`flocklab.core.model.Model.critical_control`, :func:`control_declaration`), the
+observable from ``attrs["primary_observable"]`` (:func:`observable_name`). A summary
+written by another simulator needs only per-replicate ``<P>_mean`` (and ``<P>_sem``) on
+(control, ``replicate`` or ``seed``): without a ``model`` attribute the caller gives the
+ordered side and the exponent's name, and the control is the coordinate's name; replicate
+means and their errors are computed when absent (:func:`with_replicate_means`).
 
-* :func:`susceptibility_peak` — the location of the χ maximum, :math:`x_c(L)`;
-* :func:`binder_crossings` — where :math:`G_L(x)` and :math:`G_{L'}(x)` cross;
-* :func:`extrapolate` — :math:`x_c(L) = x_c(\infty) + a L^{-1/\nu}`;
-* :func:`collapse` — minimise the collapse quality :math:`S` (Houdayer & Hartmann 2004) of
-  :math:`P L^{\beta/\nu}` against :math:`(x - x_c) L^{1/\nu}` over
-  :math:`(x_c, \beta/\nu, 1/\nu)`;
-* :func:`binder_minimum`, :func:`is_bimodal` — signs of a discontinuous transition
-  (Grégoire & Chaté 2004; Chaté et al., PRE 77, 046113, 2008).
+**Fitting a summary.** :func:`fit_critical_summary` makes one fit per curve, i.e. per
+value of the swept dimensions other than the control's (for example one per N); written
+to ``results/<study>/critical.nc`` (and ``critical.json``) by
+:func:`flocklab.stages.critical.run_fit_critical`:
+
+======================  ==============================================================
+variable                meaning
+======================  ==============================================================
+<c>_c                   critical value (``<key>_c``, e.g. ``eta_c`` or ``rho_c``)
+<c>_c_err               1σ from the fit covariance
+<c>_c_ci_low/high       68 % bootstrap interval (resampling seeds)
+<e>, <e>_err, <e>_ci_*  exponent (the control's declared name, e.g. ``beta``), likewise
+amplitude               A in P = A s^e
+chi2_per_dof            reduced χ² of the fit
+n_points                points in the fitting window
+window_low/high         control range of the window
+window_settled          1 where the window rule settled, 0 where it cycled (the JSON's
+                        ``status``/``note`` say between what)
+used                    1 where a point entered the fit (control dimension)
+<c>_c_scan, <e>_scan    results against the window width (dimension ``reduced_max``:
+                        0.5 to 2 times the width used, see ``window_scan_rule``)
+======================  ==============================================================
+
+Curves that cannot be fitted are listed in the JSON (``failed``, with the reason); their
+variables are NaN in the netCDF file and ``null`` in the JSON.
+
+Finite-size scaling (χ peaks, Binder crossings, extrapolation, data collapse) is in
+:mod:`flocklab.analysis.fss`.
 
 References
 ----------
 T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995).
-J. Houdayer, A. K. Hartmann, Phys. Rev. B 70, 014418 (2004).
-K. Binder, Z. Phys. B 43, 119 (1981).
+B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall (1993).
 """
 
 from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import xarray as xr
 from scipy import optimize
+
+from flocklab.analysis.timeseries import replicate_average
+from flocklab.core.model import CriticalControl
+from flocklab.core.parameters import ParameterError
+from flocklab.core.provenance import netcdf_attrs
+from flocklab.core.registry import get_model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.core.model import Model
 
 #: Smallest per-point error used in weighted fits (a point with zero error would get infinite
 #: weight, e.g. v_a = 1 exactly at eta = 0).
@@ -194,38 +231,8 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     order = np.flatnonzero(finite)[np.argsort(x[finite])]
     x, v, err = x[order], v[order], err[order]
     _check_transition(x, v, err, side)
-
-    critical = _steepest_descent(x, v, side)
-    used = np.zeros(x.size, bool)
-    status, note = "converged", ""
-    tried: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = []
-    for _ in range(max_iterations):
-        s = reduced_distance(x, critical, side)
-        new_used = (s > reduced_min) & (s <= reduced_max)
-        if new_used.sum() < MIN_WINDOW_POINTS:
-            raise CriticalFitError(
-                f"only {int(new_used.sum())} points on the ordered side within reduced distance "
-                f"({reduced_min:g}, {reduced_max:g}] of the critical value {critical:.4g}; "
-                f"need {MIN_WINDOW_POINTS}")
-        if np.array_equal(new_used, used):
-            break
-        if any(np.array_equal(new_used, previous[1]) for previous in tried):
-            # The window cycles between point sets: keep the best-fitting of those seen, and
-            # say so.
-            seen = ", ".join(f"{item[2][1]:.4g}" for item in tried)
-            _, used, params, covariance = min(tried, key=lambda item: item[0])
-            status = "cycle"
-            note = (f"the window alternated between point sets (critical values {seen}); "
-                    f"kept the set with the smallest chi2/dof (x_c = {params[1]:.4g})")
-            break
-        used = new_used
-        params, covariance = _fit_window(x[used], v[used], err[used], side, critical, x)
-        tried.append((_chi2_per_dof(x[used], v[used], err[used], params, side), used, params,
-                      covariance))
-        critical = params[1]
-    else:
-        raise CriticalFitError(f"the fitting window did not settle within {max_iterations} "
-                               f"iterations (last critical value {critical:.4g})")
+    used, params, covariance, status, note = _settle_window(x, v, err, side, reduced_min,
+                                                            reduced_max, max_iterations)
     amplitude, critical, exponent = (float(p) for p in params)
     beyond = (x > critical) if side == "below" else (x < critical)
     if not beyond.any():
@@ -242,6 +249,46 @@ def fit_power_law(x: Sequence[float], v: Sequence[float], err: Sequence[float],
                        chi2_per_dof=_chi2_per_dof(x[used], v[used], err[used], params, side),
                        reduced_min=reduced_min, reduced_max=reduced_max, status=status,
                        note=note)
+
+
+def _settle_window(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str,
+                   reduced_min: float, reduced_max: float, max_iterations: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, str]:
+    """The window rule on sorted, finite points: iterate from the steepest descent until
+    the set of points is stable (``converged``) or repeats an earlier set (``cycle``: the
+    best-fitting set seen is kept).
+
+    Returns ``(used, params, covariance, status, note)``, ``params = (A, x_c, exponent)``.
+    """
+    critical = _steepest_descent(x, v, side)
+    used = np.zeros(x.size, bool)
+    tried: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = []
+    for _ in range(max_iterations):
+        s = reduced_distance(x, critical, side)
+        new_used = (s > reduced_min) & (s <= reduced_max)
+        if new_used.sum() < MIN_WINDOW_POINTS:
+            raise CriticalFitError(
+                f"only {int(new_used.sum())} points on the ordered side within reduced distance "
+                f"({reduced_min:g}, {reduced_max:g}] of the critical value {critical:.4g}; "
+                f"need {MIN_WINDOW_POINTS}")
+        if np.array_equal(new_used, used):   # the last fit's own window: settled
+            _, used, params, covariance = tried[-1]
+            return used, params, covariance, "converged", ""
+        if any(np.array_equal(new_used, previous[1]) for previous in tried):
+            # The window cycles between point sets: keep the best-fitting of those seen, and
+            # say so.
+            seen = ", ".join(f"{item[2][1]:.4g}" for item in tried)
+            _, used, params, covariance = min(tried, key=lambda item: item[0])
+            note = (f"the window alternated between point sets (critical values {seen}); "
+                    f"kept the set with the smallest chi2/dof (x_c = {params[1]:.4g})")
+            return used, params, covariance, "cycle", note
+        used = new_used
+        params, covariance = _fit_window(x[used], v[used], err[used], side, critical, x)
+        tried.append((_chi2_per_dof(x[used], v[used], err[used], params, side), used, params,
+                      covariance))
+        critical = params[1]
+    raise CriticalFitError(f"the fitting window did not settle within {max_iterations} "
+                           f"iterations (last critical value {critical:.4g})")
 
 
 def _chi2_per_dof(x: np.ndarray, v: np.ndarray, err: np.ndarray, params: np.ndarray,
@@ -381,227 +428,488 @@ def percentile_interval(values: np.ndarray, level: float = 0.68) -> tuple[float,
     return float(low), float(high)
 
 
-# --------------------------------------------------------------------------- finite size
+# --------------------------------------------------------------------------- reading a summary
+
+#: Names of the replicate dimension: ``replicate`` (flocklab summaries), ``seed`` (older or
+#: foreign summaries).
+REPLICATE_DIMS = ("replicate", "seed")
 
 
-def susceptibility_peak(x: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
-    """Location and height of the χ maximum: vertex of the parabola through the largest
-    value and its two neighbours (the grid point itself at an edge of the range)."""
-    x = np.asarray(x, float)
-    chi = np.asarray(chi, float)
-    k = int(np.nanargmax(chi))
-    if k == 0 or k == x.size - 1:
-        return float(x[k]), float(chi[k])
-    coefficients = np.polyfit(x[k - 1:k + 2], chi[k - 1:k + 2], 2)
-    if coefficients[0] >= 0:
-        return float(x[k]), float(chi[k])
-    vertex = -coefficients[1] / (2 * coefficients[0])
-    vertex = float(np.clip(vertex, x[k - 1], x[k + 1]))
-    return vertex, float(np.polyval(coefficients, vertex))
+def summary_model(summary: xr.Dataset) -> Model | None:
+    """The registered model the summary names, or None (no ``model`` attribute, or a model
+    of another package that is not installed: the summary is then treated as foreign)."""
+    name = summary.attrs.get("model")
+    if not name or name == "none":
+        return None
+    try:
+        return get_model(str(name))
+    except ParameterError:
+        return None
 
 
-def binder_crossings(x: np.ndarray, first: np.ndarray, second: np.ndarray,
-                     plateau_margin: float = 0.02) -> list[float]:
-    """Control values where two Binder-cumulant curves cross (linear interpolation).
+def control_declaration(summary: xr.Dataset, key: str, side: str | None = None,
+                        exponent: str | None = None, *, need_side: bool = True
+                        ) -> CriticalControl:
+    """The critical control ``key`` of the summary's model.
 
-    Crossings on the ordered plateau (both curves within ``plateau_margin`` of 2/3, where
-    they touch trivially, e.g. G = 2/3 exactly at zero noise) are not reported.
+    With a registered ``model`` attribute the model's declaration is used (``side`` and
+    ``exponent``, if given, must agree with it). Without one (a summary from another
+    simulator) the control is the coordinate ``key``, on the given ``side`` with exponent
+    ``exponent`` (default ``"exponent"``).
+
+    Raises
+    ------
+    ParameterError
+        A control the model does not declare, a disagreeing side or exponent, or no
+        registered model and no side (when ``need_side``).
     """
-    x = np.asarray(x, float)
-    first = np.asarray(first, float)
-    second = np.asarray(second, float)
-    difference = first - second
-    on_plateau = ((np.abs(first - 2 / 3) < plateau_margin)
-                  & (np.abs(second - 2 / 3) < plateau_margin))
-    crossings = []
-    for k in range(x.size - 1):
-        a, b = difference[k], difference[k + 1]
-        if on_plateau[k] or on_plateau[k + 1]:
-            continue
-        if a == 0:
-            crossings.append(float(x[k]))
-        elif np.isfinite(a) and np.isfinite(b) and a * b < 0:
-            crossings.append(float(x[k] - a * (x[k + 1] - x[k]) / (b - a)))
-    return crossings
+    if side is not None and side not in ("below", "above"):
+        raise ParameterError("side", f"side must be 'below' or 'above', got {side!r}")
+    model = summary_model(summary)
+    if model is not None:
+        declared = model.critical_control(key)
+        for option, given, value in (("side", side, declared.ordered_side),
+                                     ("exponent", exponent, declared.exponent)):
+            if given is not None and given != value:
+                raise ParameterError(option, f"model '{model.name}' declares {option} "
+                                             f"'{value}' for control '{key}', not '{given}'")
+        return declared
+    if side is None and need_side:
+        named = summary.attrs.get("model")
+        which = (f"names model '{named}', which is not registered" if named and named != "none"
+                 else "names no model")
+        raise ParameterError("side", f"the summary {which}: give the ordered side "
+                                     f"(--side below|above) and the exponent's name "
+                                     f"(--exponent NAME)")
+    return CriticalControl(key, key, side or "below", exponent or "exponent", key)
 
 
-@dataclass(frozen=True)
-class Extrapolation:
-    """:math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}`."""
+def observable_name(summary: xr.Dataset, observable: str | None = None) -> str:
+    """``observable``, else the summary's ``primary_observable``, else the one ``<P>`` with a
+    per-replicate ``<P>_mean`` in the summary.
 
-    critical: float
-    amplitude: float
-    inverse_nu: float
-    critical_err: float
-    inverse_nu_err: float
-
-
-def extrapolate(sizes: np.ndarray, critical: np.ndarray, err: np.ndarray,
-                inverse_nu_guess: float = 1.0) -> Extrapolation:
-    """Weighted fit of :math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}` (needs >= 4 sizes)."""
-    sizes = np.asarray(sizes, float)
-    critical = np.asarray(critical, float)
-    err = np.maximum(np.asarray(err, float), ERROR_FLOOR)
-    good = np.isfinite(critical) & np.isfinite(err)
-    if good.sum() < 4:
-        raise CriticalFitError(f"extrapolation needs x_c(L) at >= 4 sizes, got {int(good.sum())}")
-    sizes, critical, err = sizes[good], critical[good], err[good]
-    p0 = [critical[np.argmax(sizes)], (critical[np.argmin(sizes)] - critical[np.argmax(sizes)])
-          * sizes.min() ** inverse_nu_guess, inverse_nu_guess]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optimize.OptimizeWarning)
-        try:
-            params, covariance = optimize.curve_fit(
-                lambda size, c, a, w: c + a * size ** (-w), sizes, critical, p0=p0, sigma=err,
-                absolute_sigma=True, bounds=([-np.inf, -np.inf, 0.05], [np.inf, np.inf, 5.0]),
-                max_nfev=20000)
-        except RuntimeError as error:
-            raise CriticalFitError(f"extrapolation did not converge: {error}") from None
-    if not 0.05 * 1.001 < params[2] < 5.0 * 0.999:
-        raise CriticalFitError(f"extrapolation ill-conditioned: 1/nu ran to the bound "
-                               f"{params[2]:.3g} (x_c(L) too noisy or too few sizes)")
-    sigma = np.sqrt(np.diag(covariance))
-    return Extrapolation(float(params[0]), float(params[1]), float(params[2]), float(sigma[0]),
-                         float(sigma[2]))
+    Raises
+    ------
+    CriticalFitError
+        If none is given or declared and the summary has no or several ``<P>_mean``.
+    """
+    if observable or summary.attrs.get("primary_observable"):
+        return str(observable or summary.attrs["primary_observable"])
+    candidates = sorted(str(name).removesuffix("_mean") for name in summary.data_vars
+                        if str(name).endswith("_mean"))
+    if len(candidates) != 1:
+        raise CriticalFitError(
+            f"the summary names no primary_observable and has {len(candidates)} per-replicate "
+            f"<P>_mean variables ({', '.join(candidates) or 'none'}): give the observable "
+            f"(--observable NAME)")
+    return candidates[0]
 
 
-def collapse_quality(params: Sequence[float], x: np.ndarray, v: np.ndarray, err: np.ndarray,
-                     sizes: np.ndarray, window: float) -> float:
-    r"""Houdayer–Hartmann quality :math:`S` of a data collapse (1 for a perfect collapse).
+def observable_symbol(summary: xr.Dataset, observable: str) -> str:
+    """LaTeX symbol of the observable from the model's declaration (its name otherwise)."""
+    model = summary_model(summary)
+    try:
+        symbol = model.observable(observable).symbol if model is not None else ""
+    except (KeyError, ValueError):
+        symbol = ""
+    return symbol or rf"\mathrm{{{observable}}}".replace("_", r"\_")
 
-    Scaled data :math:`X = (x - x_c) L^{1/\nu}`, :math:`Y = v L^{\beta/\nu}` per size
-    (rows of ``v``). For every point, the other sizes whose X range covers it are linearly
-    interpolated at its X; :math:`S` is the mean of
-    :math:`(Y - \bar Y)^2 / (\delta Y^2 + \delta\bar Y^2)` with :math:`\bar Y` the
-    weighted mean of the point and the interpolations. Only points with
-    :math:`|x - x_c| \le` ``window`` · :math:`x_c` enter.
+
+def replicate_dimension(summary: xr.Dataset, variable: str) -> str:
+    """The replicate dimension (``replicate`` or ``seed``) of a per-run variable.
+
+    Raises
+    ------
+    CriticalFitError
+        No such variable, or it has neither dimension.
+    """
+    if variable not in summary:
+        raise CriticalFitError(f"summary has no per-replicate variable '{variable}'; "
+                               f"variables: {', '.join(map(str, summary.data_vars))}")
+    found = [dim for dim in REPLICATE_DIMS if dim in summary[variable].dims]
+    if not found:
+        raise CriticalFitError(f"'{variable}' has no replicate dimension "
+                               f"({' or '.join(REPLICATE_DIMS)}); dimensions: "
+                               f"{', '.join(map(str, summary[variable].dims))}")
+    return found[0]
+
+
+def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Dataset, str]:
+    r"""The summary with ``replicate_<P>`` and ``replicate_<P>_err``, and its replicate dim.
+
+    Where they are absent they are computed from the per-replicate ``<P>_mean`` (and
+    ``<P>_sem``, used with one replicate) by
+    :func:`flocklab.analysis.timeseries.replicate_average`: mean over the :math:`k`
+    replicates, :math:`\bar P = \frac1k\sum_r P_r`, with the jackknife error over seeds
+    (= the standard error across seeds, :math:`s/\sqrt k`).
+
+    Raises
+    ------
+    CriticalFitError
+        No ``<P>_mean`` with a replicate dimension, or one replicate and no ``<P>_sem``.
+    """
+    mean_name, sem_name = f"{observable}_mean", f"{observable}_sem"
+    dim = replicate_dimension(summary, mean_name)
+    targets = (f"replicate_{observable}", f"replicate_{observable}_err")
+    if all(name in summary for name in targets):
+        return summary, dim
+    m1 = summary[mean_name]
+    count = summary.sizes[dim]
+    if sem_name not in summary and count < 2:
+        raise CriticalFitError(f"one replicate and no '{sem_name}': the points have no "
+                               f"standard error")
+    sem = summary[sem_name].broadcast_like(m1) if sem_name in summary else xr.full_like(
+        m1, np.nan, dtype=float)
+    axis = m1.dims.index(dim)
+    missing = np.full(m1.shape, np.nan)
+    averaged = replicate_average(m1.values, missing, missing, sem.transpose(*m1.dims).values,
+                                 missing, missing, np.nan, axis=axis, observable=observable)
+    dims = [d for d in m1.dims if d != dim]
+    summary = summary.copy()
+    summary[targets[0]] = (dims, averaged[observable],
+                           {"long_name": f"{observable} averaged over replicates"})
+    summary[targets[1]] = (dims, averaged[f"{observable}_err"],
+                           {"long_name": f"standard error of replicate_{observable} "
+                                         f"(across seeds; the run's sem with one seed)"})
+    return summary, dim
+
+
+# --------------------------------------------------------------------------- fitting a summary
+
+WINDOW_RULE = ("points on the ordered side with reduced distance s = |x - x_c| / x_c in "
+               "(reduced_min, reduced_max], iterated from the steepest descent of the "
+               "observable until the set of points is stable (status 'converged') or "
+               "alternates between sets (status 'cycle': the best-fitting set is kept)")
+SCAN_RULE = ("reduced_max = (0.5, 0.707, 1, 1.414, 2) x the reduced_max used (half to twice "
+             "it, geometric), dropping widths <= reduced_min")
+
+
+def _check_selection(summary: xr.Dataset, coordinate: str, select: Mapping[str, Any]) -> None:
+    if coordinate not in summary.coords:
+        raise CriticalFitError(f"summary has no coordinate '{coordinate}'; available: "
+                               f"{', '.join(map(str, summary.coords))}")
+    for name, value in select.items():
+        if name not in summary.dims:
+            raise CriticalFitError(f"cannot select '{name}': not a dimension of the "
+                                   f"summary ({', '.join(map(str, summary.dims))})")
+        if value not in summary[name].values.tolist():
+            raise CriticalFitError(f"{name} = {value} is not in the summary "
+                                   f"({summary[name].values.tolist()})")
+
+
+def curves(summary: xr.Dataset, coordinate: str, select: Mapping[str, Any],
+           observable: str) -> list[tuple[dict[str, Any], xr.Dataset]]:
+    """Split a summary into 1-D curves along ``coordinate``'s dimension.
 
     Parameters
     ----------
-    params : (x_c, beta/nu, 1/nu)
-    x : ndarray, shape (n_x,)
-    v, err : ndarray, shape (n_sizes, n_x)
-    sizes : ndarray, shape (n_sizes,)
-    window : float
+    summary : xarray.Dataset
+        With ``replicate_<observable>``.
+    coordinate : str
+        The control's coordinate (one-dimensional after ``select``).
+    select : mapping
+        Values of other dimensions to fix first.
+    observable : str
+        P.
+
+    Returns
+    -------
+    list of (labels, dataset)
+        One per combination of the other dimensions of ``replicate_<observable>``
+        (``labels``: dimension → value; a single pair with empty labels for a 1-D summary).
+
+    Raises
+    ------
+    CriticalFitError
+        Unknown coordinate or selection, or a coordinate that varies along several
+        dimensions.
     """
-    critical, beta_over_nu, inverse_nu = params
-    inside = np.abs(x - critical) <= window * abs(critical)
-    if inside.sum() < 2:
-        return np.inf
-    scale_x = sizes[:, None] ** inverse_nu
-    scale_y = sizes[:, None] ** beta_over_nu
-    big_x = (x[None, inside] - critical) * scale_x
-    big_y = v[:, inside] * scale_y
-    big_err = err[:, inside] * scale_y
-    total = 0.0
-    count = 0
-    for i in range(sizes.size):
-        weight_sum = 1.0 / big_err[i] ** 2
-        weighted = big_y[i] * weight_sum
-        covered = np.zeros(big_x.shape[1], bool)
-        for k in range(sizes.size):
-            if k == i:
-                continue
-            xs = big_x[k]
-            in_range = (big_x[i] >= xs[0]) & (big_x[i] <= xs[-1])
-            m = np.clip(np.searchsorted(xs, big_x[i]) - 1, 0, xs.size - 2)
-            t = (big_x[i] - xs[m]) / (xs[m + 1] - xs[m])
-            value = (1 - t) * big_y[k, m] + t * big_y[k, m + 1]
-            variance = ((1 - t) * big_err[k, m]) ** 2 + (t * big_err[k, m + 1]) ** 2
-            covered |= in_range
-            weight = np.where(in_range, 1.0 / np.maximum(variance, ERROR_FLOOR**2), 0.0)
-            weight_sum = weight_sum + weight
-            weighted = weighted + weight * np.where(in_range, value, 0.0)
-        mean = weighted / weight_sum
-        deviation = (big_y[i] - mean) ** 2 / (big_err[i] ** 2 + 1.0 / weight_sum)
-        total += float(np.sum(deviation[covered]))
-        count += int(covered.sum())
-    return total / count if count else np.inf
+    _check_selection(summary, coordinate, select)
+    data = summary.sel(select) if select else summary
+    if data[coordinate].ndim != 1:
+        raise CriticalFitError(f"coordinate '{coordinate}' varies along "
+                               f"{data[coordinate].dims}: select one value of the others")
+    (control_dim,) = data[coordinate].dims
+    others = [dim for dim in data[f"replicate_{observable}"].dims if dim != control_dim]
+    result = []
+    for values in itertools.product(*(data[dim].values.tolist() for dim in others)):
+        labels = dict(zip(others, values, strict=True))
+        result.append((labels, data.sel(labels) if labels else data))
+    return result
 
 
-@dataclass(frozen=True)
-class Collapse:
-    critical: float
-    beta_over_nu: float
-    inverse_nu: float
-    quality: float
+def curve_arrays(curve: xr.Dataset, coordinate: str, observable: str, replicate_dim: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The arrays :func:`fit_curve` takes from one curve of :func:`curves`.
 
-
-#: Start grid of :func:`collapse`: beta/nu values and multiples of the guessed 1/nu.
-COLLAPSE_BETA_OVER_NU = (0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
-COLLAPSE_INVERSE_NU_FACTORS = (0.5, 0.7, 1.0, 1.4, 2.0)
-COLLAPSE_STARTS = 3
-
-
-def collapse(x: np.ndarray, v: np.ndarray, err: np.ndarray, sizes: np.ndarray,
-             guess: Sequence[float], window: float = 0.3, grid_starts: bool = True
-             ) -> Collapse:
-    """Minimise :func:`collapse_quality` over (x_c, β/ν, 1/ν).
-
-    :math:`S` is piecewise smooth with local minima (points enter and leave the window),
-    so the quality is first evaluated on a grid at :math:`x_c` = ``guess[0]``
-    (:data:`COLLAPSE_BETA_OVER_NU` and ``guess[1]`` × :data:`COLLAPSE_INVERSE_NU_FACTORS`
-    × ``guess[2]``), and Nelder–Mead runs from the :data:`COLLAPSE_STARTS` best grid
-    points; the best end point is returned. With ``grid_starts=False`` Nelder–Mead runs
-    from ``guess`` alone (for bootstrap resamples started at the original optimum).
+    Returns
+    -------
+    x, v, err : ndarray, shape (n,)
+        Control values, replicate mean of P and its error.
+    samples : ndarray, shape (n, n_seeds)
+        Per-replicate ``<P>_mean``.
+    fallback : ndarray, shape (n,)
+        Error of the parametric bootstrap with one seed: the run's ``<P>_sem`` (``err``
+        without it or with several seeds).
     """
-    x = np.asarray(x, float)
-    sizes = np.asarray(sizes, float)
-    v = np.asarray(v, float)
-    err = np.maximum(np.asarray(err, float), ERROR_FLOOR)
-    if sizes.size < 2:
-        raise CriticalFitError("a data collapse needs at least two sizes")
-
-    def objective(params):
-        if params[2] <= 0.01:
-            return np.inf
-        return collapse_quality(params, x, v, err, sizes, window)
-
-    starts = [np.asarray(guess, float)]
-    if grid_starts:
-        grid = [np.array([guess[0], b, guess[2] * f], float)
-                for b in sorted({float(guess[1]), *COLLAPSE_BETA_OVER_NU})
-                for f in COLLAPSE_INVERSE_NU_FACTORS]
-        values = np.array([objective(start) for start in grid])
-        starts = [grid[k] for k in np.argsort(values, kind="stable")[:COLLAPSE_STARTS]]
-    best = None
-    for start in starts:
-        result = optimize.minimize(objective, start, method="Nelder-Mead",
-                                   options={"xatol": 1e-4, "fatol": 1e-6, "maxiter": 4000})
-        if best is None or result.fun < best.fun:
-            best = result
-    if not np.isfinite(best.fun):
-        raise CriticalFitError("data collapse found no overlapping scaled points")
-    return Collapse(float(best.x[0]), float(best.x[1]), float(best.x[2]), float(best.fun))
+    x = curve[coordinate].values.astype(float)
+    v = curve[f"replicate_{observable}"].values
+    err = curve[f"replicate_{observable}_err"].values
+    samples = curve[f"{observable}_mean"].transpose(..., replicate_dim).values
+    sem_name = f"{observable}_sem"
+    fallback = err
+    if samples.shape[1] == 1 and sem_name in curve:
+        fallback = curve[sem_name].isel({replicate_dim: 0}).values
+    return x, v, err, samples, fallback
 
 
-def binder_minimum(x: np.ndarray, binder: np.ndarray, err: np.ndarray) -> bool:
-    """True if G(x) dips significantly (3σ) below both the Gaussian value 1/3 and its
-    value at the disordered end — a sign of phase coexistence (discontinuous transition)."""
-    binder = np.asarray(binder, float)
-    err = np.asarray(err, float)
-    k = int(np.nanargmin(binder))
-    if k == binder.size - 1:
-        return False
-    threshold = min(1 / 3, binder[-1]) - 3 * np.nan_to_num(err[k], nan=0.0)
-    return bool(binder[k] < threshold)
+def fit_curve(x: np.ndarray, v: np.ndarray, err: np.ndarray, samples: np.ndarray,
+              fallback: np.ndarray, side: str, reduced_min: float, reduced_max: float,
+              resamples: int, rng: np.random.Generator) -> dict[str, Any]:
+    r"""Power-law fit :math:`P = A s^e` of one curve with its bootstrap and window scan.
+
+    Parameters
+    ----------
+    x, v, err, samples, fallback : ndarray
+        As returned by :func:`curve_arrays` (shapes (n,), samples (n, n_seeds)).
+    side : {"below", "above"}
+    reduced_min, reduced_max : float
+        Fitting window in reduced distance.
+    resamples : int
+        Bootstrap resamples over seeds (:func:`bootstrap`).
+    rng : numpy Generator
+
+    Returns
+    -------
+    dict
+        ``fit`` (:class:`PowerLawFit`), ``bootstrap`` (array (successful, 2) of
+        :math:`(x_c, e)`) and ``scan`` (:func:`window_scan` rows).
+
+    Raises
+    ------
+    CriticalFitError
+        The curve itself cannot be fitted.
+
+    References
+    ----------
+    T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995).
+    """
+    fit = fit_power_law(x, v, err, side, reduced_min, reduced_max)
+    boot = bootstrap(
+        samples,
+        lambda mean, error: (lambda f: (f.critical, f.exponent))(
+            fit_power_law(x, mean, error, side, reduced_min, reduced_max)),
+        fallback, resamples, rng)
+    return {"fit": fit, "bootstrap": boot,
+            "scan": window_scan(x, v, err, side, reduced_min, reduced_max)}
 
 
-def is_bimodal(histogram: np.ndarray, prominence: float = 0.2) -> bool:
-    """True if a histogram has two peaks each at least ``prominence`` × its maximum above
-    the lowest point between them (after a 3-bin moving average)."""
-    counts = np.convolve(np.asarray(histogram, float), np.ones(3) / 3, mode="same")
-    if counts.max() <= 0:
-        return False
-    peaks = [k for k in range(1, counts.size - 1)
-             if counts[k] >= counts[k - 1] and counts[k] > counts[k + 1]]
-    if counts[0] > counts[1]:
-        peaks.insert(0, 0)
-    if counts[-1] > counts[-2]:
-        peaks.append(counts.size - 1)
-    height = prominence * counts.max()
-    for a, b in itertools.pairwise(peaks):
-        valley = counts[a:b + 1].min()
-        if counts[a] - valley >= height and counts[b] - valley >= height:
-            return True
-    return False
+def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str, Any] | None,
+                         reduced_min: float = 0.02, reduced_max: float = 0.5,
+                         resamples: int = 200, seed: int = 0, *, observable: str | None = None,
+                         side: str | None = None, exponent: str | None = None
+                         ) -> tuple[xr.Dataset, dict[str, Any]]:
+    r"""Fit :math:`P = A s^e` to every curve of a summary (see the module docstring).
+
+    Parameters
+    ----------
+    summary : xarray.Dataset
+        A study's summary, or any dataset with per-replicate ``<P>_mean`` (and
+        ``<P>_sem``) on (control, ``replicate`` or ``seed``).
+    control : str
+        The model's critical control key (without a ``model`` attribute: the coordinate).
+    select : mapping
+        Values of other dimensions to fix.
+    reduced_min, reduced_max : float
+        Fitting window in reduced distance.
+    resamples, seed : int
+        Bootstrap resamples over seeds and the bootstrap's seed.
+    observable : str, optional
+        P (default: :func:`observable_name`).
+    side, exponent : str, optional
+        Ordered side and exponent name, for a summary without a ``model`` attribute.
+
+    Returns
+    -------
+    dataset : xarray.Dataset
+        The fit variables on the curves' label dimensions (no provenance attributes: the
+        stage adds them).
+    document : dict
+        JSON-ready: the single fit's record, or ``fits`` and ``failed`` for several curves.
+
+    Raises
+    ------
+    CriticalFitError
+        No curve can be fitted (each curve's reason in the message), or missing variables.
+    ParameterError
+        Unknown control or missing side (see :func:`control_declaration`).
+
+    References
+    ----------
+    T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995).
+    """
+    declared = control_declaration(summary, control, side, exponent)
+    observable = observable_name(summary, observable)
+    summary, replicate_dim = with_replicate_means(summary, observable)
+    rng = np.random.default_rng(seed)
+    all_curves = curves(summary, declared.coordinate, select or {}, observable)
+    entries, failures = [], []
+    for labels, curve in all_curves:
+        arrays = curve_arrays(curve, declared.coordinate, observable, replicate_dim)
+        try:
+            result = fit_curve(*arrays, declared.ordered_side, reduced_min, reduced_max,
+                               resamples, rng)
+        except CriticalFitError as error:
+            where = ", ".join(f"{k} = {val}" for k, val in labels.items())
+            failures.append({**labels, "control": control,
+                             "error": f"{where + ': ' if where else ''}{error}"})
+            continue
+        entries.append((labels, result))
+    if not entries:
+        # A single curve, or every curve, that cannot be fitted is an error, not a number.
+        raise CriticalFitError("; ".join(failure["error"] for failure in failures))
+    records = [_record(labels, result, declared, observable, reduced_min, reduced_max,
+                       resamples, seed) for labels, result in entries]
+    if len(all_curves) == 1:
+        document = dict(records[0])
+    else:
+        # Curves that cannot be fitted (e.g. a size too small to show the transition in the
+        # range) are listed with the reason; their variables in the netCDF file are NaN.
+        document = {"control": control, "observable": observable, "fits": records,
+                    "failed": failures}
+    if select:
+        document["select"] = dict(select)
+    return _critical_dataset(entries, records, declared, observable, summary,
+                             select or {}), document
+
+
+def _interval_entry(value: float, fit_err: float, values: np.ndarray) -> dict[str, Any]:
+    low, high = percentile_interval(values)
+    return {"value": value, "ci": [low, high], "fit_err": fit_err,
+            "fit_ci": [value - fit_err, value + fit_err]}
+
+
+def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: CriticalControl,
+            observable: str, reduced_min: float, reduced_max: float, resamples: int,
+            seed: int) -> dict[str, Any]:
+    """JSON entry of one fitted curve."""
+    fit, boot = result["fit"], result["bootstrap"]
+    critical_name, exponent = f"{declared.key}_c", declared.exponent
+    return {
+        **labels,
+        "control": declared.key,
+        "coordinate": declared.coordinate,
+        "side": declared.ordered_side,
+        "observable": observable,
+        critical_name: _interval_entry(fit.critical, fit.critical_err,
+                                       boot[:, 0] if boot.size else np.empty(0)),
+        exponent: _interval_entry(fit.exponent, fit.exponent_err,
+                                  boot[:, 1] if boot.size else np.empty(0)),
+        "amplitude": fit.amplitude,
+        "chi2_per_dof": fit.chi2_per_dof,
+        "n_points": fit.n_points,
+        "status": fit.status,
+        "note": fit.note,
+        "window": {"low": fit.window[0], "high": fit.window[1], "reduced_min": reduced_min,
+                   "reduced_max": reduced_max, "rule": WINDOW_RULE},
+        "bootstrap": {"resamples": resamples, "successful": int(boot.shape[0]),
+                      "seed": seed, "level": 0.68},
+        "window_scan_rule": SCAN_RULE,
+        "window_scan": [{"reduced_max": row["reduced_max"], critical_name: row["critical"],
+                         exponent: row["exponent"], "n_points": row["n_points"],
+                         "status": row["status"], "note": row["note"]}
+                        for row in result["scan"]],
+    }
+
+
+def _fit_values(fit: PowerLawFit, record: Mapping[str, Any], critical_name: str,
+                exponent: str) -> dict[str, float]:
+    return {critical_name: fit.critical, f"{critical_name}_err": fit.critical_err,
+            f"{critical_name}_ci_low": record[critical_name]["ci"][0],
+            f"{critical_name}_ci_high": record[critical_name]["ci"][1],
+            exponent: fit.exponent, f"{exponent}_err": fit.exponent_err,
+            f"{exponent}_ci_low": record[exponent]["ci"][0],
+            f"{exponent}_ci_high": record[exponent]["ci"][1],
+            "amplitude": fit.amplitude, "chi2_per_dof": fit.chi2_per_dof,
+            "n_points": fit.n_points, "window_low": fit.window[0],
+            "window_high": fit.window[1],
+            "window_settled": float(fit.status == "converged")}
+
+
+def _long_name(name: str, long_names: Mapping[str, str]) -> str:
+    base = name.split("_ci_")[0].removesuffix("_err")
+    text = long_names.get(base, base)
+    if name.endswith("_err"):
+        return f"1-sigma fit error of {text}"
+    if "_ci_" in name:
+        return (f"{'lower' if name.endswith('low') else 'upper'} end of the 68 % bootstrap "
+                f"interval of {text}")
+    return text
+
+
+def _fit_grids(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+               records: Sequence[Mapping[str, Any]], declared: CriticalControl,
+               summary: xr.Dataset) -> tuple[dict, np.ndarray, dict, list[float]]:
+    """The fit values on the grid of the curves' labels (NaN where a curve failed): scalars,
+    ``used`` (label dims + control dim), the window scans and their widths."""
+    critical_name, exponent = f"{declared.key}_c", declared.exponent
+    label_dims = list(entries[0][0])
+    shape = tuple(summary.sizes[d] for d in label_dims)
+    grid = {d: summary[d].values for d in label_dims}
+    first = _fit_values(entries[0][1]["fit"], records[0], critical_name, exponent)
+    arrays = {name: np.full(shape, np.nan) for name in first}
+    control_dim = summary[declared.coordinate].dims[0]
+    used = np.zeros((*shape, summary.sizes[control_dim]), dtype=np.int8)
+    widths = [row["reduced_max"] for row in records[0]["window_scan"]]
+    scans = {name: np.full((*shape, len(widths)), np.nan) for name in
+             (f"{critical_name}_scan", f"{exponent}_scan")}
+    for (labels, result), record in zip(entries, records, strict=True):
+        k = tuple(int(np.flatnonzero(grid[d] == labels[d])[0]) for d in label_dims)
+        for name, value in _fit_values(result["fit"], record, critical_name,
+                                       exponent).items():
+            arrays[name][k] = value
+        used[k] = result["fit"].used
+        for j, row in enumerate(result["scan"]):
+            for name, key in ((f"{critical_name}_scan", "critical"),
+                              (f"{exponent}_scan", "exponent")):
+                scans[name][(*k, j)] = np.nan if row[key] is None else row[key]
+    return arrays, used, scans, widths
+
+
+def _critical_dataset(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+                      records: Sequence[Mapping[str, Any]], declared: CriticalControl,
+                      observable: str, summary: xr.Dataset, select: Mapping[str, Any]
+                      ) -> xr.Dataset:
+    critical_name, exponent, coordinate = (f"{declared.key}_c", declared.exponent,
+                                           declared.coordinate)
+    label_dims = list(entries[0][0])
+    arrays, used, scans, widths = _fit_grids(entries, records, declared, summary)
+    long_names = {
+        critical_name: f"critical {declared.key}", exponent: f"critical exponent {exponent}",
+        "amplitude": f"amplitude A of {observable} = A s^{exponent}",
+        "chi2_per_dof": "reduced chi-square", "n_points": "points in the fitting window",
+        "window_low": "smallest control value used", "window_high": "largest control value used",
+        "window_settled": "1 where the window rule settled, 0 where it cycled (see JSON note)"}
+    data_vars = {name: (label_dims, values, {"long_name": _long_name(name, long_names)})
+                 for name, values in arrays.items()}
+    control_dim = summary[coordinate].dims[0]
+    data_vars["used"] = ([*label_dims, control_dim], used,
+                         {"long_name": "1 where the point entered the fit"})
+    for name, values in scans.items():
+        data_vars[name] = ([*label_dims, "reduced_max"], values,
+                           {"long_name": f"{name.removesuffix('_scan')} against window width"})
+    coords = {d: summary[d] for d in label_dims}
+    coords[control_dim] = summary[control_dim]
+    if coordinate != control_dim:
+        coords[coordinate] = summary[coordinate]
+    coords["reduced_max"] = ("reduced_max", np.array(widths),
+                             {"long_name": "upper end of the fitting window in reduced distance"})
+    ds = xr.Dataset(data_vars, coords=coords)
+    ds.attrs = netcdf_attrs({
+        "title": f"critical-point fit ({declared.key})", "control": declared.key,
+        "coordinate": coordinate, "exponent": exponent, "side": declared.ordered_side,
+        "symbol": declared.symbol, "observable": observable,
+        "observable_symbol": observable_symbol(summary, observable), "select": dict(select),
+        "window_rule": WINDOW_RULE, "window_scan_rule": SCAN_RULE,
+        "model": summary.attrs.get("model", "none"), "study": summary.attrs.get("study", "")})
+    return ds

@@ -205,8 +205,9 @@ def _simulate(args: argparse.Namespace) -> None:
 def _fit(args: argparse.Namespace) -> None:
     import yaml
 
+    from flocklab.analysis.critical import fit_critical_summary
     from flocklab.core.io import open_dataset, write_json, write_netcdf
-    from flocklab.stages.critical import fit_critical_summary
+    from flocklab.core.provenance import with_provenance
 
     select = {}
     for item in args.select:
@@ -224,7 +225,7 @@ def _fit(args: argparse.Namespace) -> None:
                                         side=args.side, exponent=args.exponent)
     write_json(document, args.out)
     if args.out_nc:
-        write_netcdf(ds, args.out_nc)
+        write_netcdf(with_provenance(ds), args.out_nc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,10 @@ import subprocess
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
 
 
 def package_version() -> str:
@@ -43,6 +46,13 @@ def git_commit() -> str:
 
 def provenance_attrs() -> dict[str, str]:
     return {"flocklab_version": package_version(), "git_commit": git_commit()}
+
+
+def with_provenance(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` (changed in place) with :func:`provenance_attrs` appended to its attributes:
+    the stages stamp what the pure analysis functions return."""
+    ds.attrs.update(provenance_attrs())
+    return ds
 
 
 def netcdf_attr(value: Any) -> Any:

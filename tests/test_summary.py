@@ -1,0 +1,124 @@
+"""A study's summary from runs (flocklab.analysis.summary) against hand-computed cases."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from flocklab.analysis.summary import (
+    HISTOGRAM_BINS,
+    bin_centres,
+    cell_index,
+    run_metrics_dataset,
+    run_statistics,
+    summary_dataset,
+)
+from flocklab.core.registry import get_model
+
+TIMES = np.arange(41.0)
+BURN_IN = 20.0
+L = 5.0
+
+
+def _run(point: str, replicate: int, n: int, a: float, b: float, seed: int) -> xr.Dataset:
+    """A Vicsek-like run: v_a = 0.1 for t < 10, then alternating a, b (a at even times)."""
+    series = np.where(TIMES.astype(int) % 2 == 0, a, b)
+    series[TIMES < 10] = 0.1
+    return xr.Dataset(
+        {"order_parameter": ("time", series)}, coords={"time": TIMES},
+        attrs={"model": "vicsek", "point": point, "replicate": replicate, "seed": seed,
+               "N": n, "L": L, "density": n / L**2,
+               "parameters": json.dumps({"N": n, "L": L})})
+
+
+def _moments(a: float, b: float) -> tuple[float, float, float]:
+    """Moments of 20 post-burn-in records, half a and half b."""
+    return (a + b) / 2, (a**2 + b**2) / 2, (a**4 + b**4) / 2
+
+
+def test_run_statistics_of_a_two_valued_series():
+    model = get_model("vicsek")
+    values, histogram = run_statistics(_run("p", 0, 40, 0.85, 0.95, 1), model, BURN_IN)
+    m1, m2, m4 = _moments(0.85, 0.95)
+    assert values["samples"] == 20                      # times 21..40
+    assert values["order_parameter_mean"] == pytest.approx(m1, rel=1e-12)
+    assert values["order_parameter_m2"] == pytest.approx(m2, rel=1e-12)
+    assert values["order_parameter_m4"] == pytest.approx(m4, rel=1e-12)
+    # chi = N (<v^2> - <v>^2) = N ((a - b) / 2)^2, G = 1 - <v^4> / (3 <v^2>^2)
+    assert values["susceptibility"] == pytest.approx(40 * 0.05**2, rel=1e-9)
+    assert values["binder_cumulant"] == pytest.approx(1 - m4 / (3 * m2**2), rel=1e-12)
+    # first record >= 0.8 over the whole run, burn-in included
+    assert values["time_to_order"] == 10.0
+    # half the records in the bin of 0.85, half in that of 0.95 (bins of width 1/50)
+    assert histogram.shape == (HISTOGRAM_BINS,) and histogram.sum() == pytest.approx(1.0)
+    assert histogram[42] == histogram[47] == 0.5
+    assert bin_centres(0.0, 1.0)[42] == pytest.approx(0.85)
+    with pytest.raises(ValueError, match="leaves 0 records"):
+        run_statistics(_run("p", 0, 40, 0.85, 0.95, 1), model, 40.0)
+
+
+def _study() -> dict:
+    return {"name": "toy", "model": "vicsek", "labels": ["n40", "n100"],
+            "axes": [{"dim": "N", "coords": {"N": [40, 100]}}], "design": False,
+            "replicates": 2, "burn_in": BURN_IN, "order_threshold": 0.8,
+            "fixed": {"L": L}, "description": "toy", "time": {"steps": 40}}
+
+
+#: (point, replicate, N, a, b, seed) of the toy study's runs.
+RUNS = [("n40", 0, 40, 0.85, 0.95, 11), ("n40", 1, 40, 0.75, 0.95, 12),
+        ("n100", 0, 100, 0.5, 0.7, 13), ("n100", 1, 100, 0.3, 0.9, 14)]
+
+
+def test_summary_places_runs_by_their_attributes_and_averages_replicates():
+    runs = [_run(*spec) for spec in RUNS]
+    summary = summary_dataset(runs[::-1], _study())      # any input order
+    assert summary["order_parameter_mean"].dims == ("N", "replicate")
+    np.testing.assert_array_equal(summary["rng_seed"], [[11, 12], [13, 14]])
+    for _, replicate, n, a, b, _ in RUNS:
+        cell = summary.sel(N=n, replicate=replicate)
+        assert float(cell["order_parameter_mean"]) == pytest.approx(_moments(a, b)[0])
+    # replicate averages: the mean of run means; chi and G from pooled moments
+    # first passage to 0.8: 10, 11 (0.75 first at even times), 41 (never: t_end + one
+    # record interval), 11
+    for n, specs, passage in ((40, RUNS[:2], (10.0, 11.0)), (100, RUNS[2:], (41.0, 11.0))):
+        pooled = np.mean([_moments(a, b) for *_, a, b, _ in specs], axis=0)
+        cell = summary.sel(N=n)
+        assert float(cell["replicate_order_parameter"]) == pytest.approx(pooled[0])
+        assert float(cell["replicate_susceptibility"]) == pytest.approx(
+            n * (pooled[1] - pooled[0] ** 2))
+        assert float(cell["replicate_binder_cumulant"]) == pytest.approx(
+            1 - pooled[2] / (3 * pooled[1] ** 2))
+        # other quantities: mean and standard error across the two seeds, |x1 - x2| / 2
+        assert float(cell["replicate_time_to_order"]) == np.mean(passage)
+        assert float(cell["replicate_time_to_order_err"]) == pytest.approx(
+            abs(passage[0] - passage[1]) / 2)
+    # the derived density is a coordinate along N only
+    assert summary["density"].dims == ("N",)
+    np.testing.assert_allclose(summary["density"], [40 / 25, 100 / 25])
+    np.testing.assert_allclose(summary["order_parameter_histogram"].sum("bin"), 1.0)
+    assert summary.attrs["primary_observable"] == "order_parameter"
+    assert json.loads(summary.attrs["base_parameters"]) == {"N": 100, "L": L}
+    assert "git_commit" not in summary.attrs                # the stage stamps provenance
+
+
+def test_runs_that_do_not_fill_the_grid_are_refused():
+    runs = [_run(*spec) for spec in RUNS]
+    names = [f"file{k}.nc" for k in range(4)]
+    with pytest.raises(ValueError, match=r"file3\.nc: point 'n7'"):
+        cell_index(["n40", "n100"], 2, [*runs[:3], _run("n7", 0, 7, 0.5, 0.5, 1)], names)
+    with pytest.raises(ValueError, match="one run per point and replicate"):
+        cell_index(["n40", "n100"], 2, [*runs[:3], runs[0]], names)
+    assert cell_index(["n40", "n100"], 2, runs[::-1], names) == [3, 2, 1, 0]
+
+
+def test_run_metrics_dataset_keeps_the_run_attributes():
+    run = _run("n40", 0, 40, 0.85, 0.95, 11)
+    ds = run_metrics_dataset(run, BURN_IN, order_threshold=0.9)
+    assert float(ds["order_parameter_mean"]) == pytest.approx(0.9)
+    assert float(ds["time_to_order"]) == 11.0              # first 0.95 (odd times)
+    assert ds.attrs["seed"] == 11 and ds.attrs["burn_in"] == BURN_IN
+    assert ds.attrs["order_threshold"] == 0.9
+    assert ds["order_parameter_histogram"].dims == ("bin",)
