@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.time import RunControl
 
 __all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
-           "available_models", "get_model", "simulate"]
+           "available_models", "get_model", "register", "simulate"]
 
 #: Keyword arguments of :func:`simulate` that are run controls, not model parameters.
 CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every",
@@ -26,6 +26,7 @@ CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every
 # pipeline job and by the job-server client — imports neither numpy nor numba.
 _LAZY = {"RunControl": "flocklab.core.time", "SimulationError": "flocklab.core.model",
          "available_models": "flocklab.core.registry", "get_model": "flocklab.core.registry",
+         "register": "flocklab.core.registry",
          "ParameterError": "flocklab.core.parameters"}
 
 
