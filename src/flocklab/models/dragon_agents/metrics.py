@@ -8,8 +8,6 @@ the record times ``t`` of shape (T,). Nothing here integrates or reads files.
   \hat m`, :math:`\hat m = \sum_i \hat v_i / |\sum_i \hat v_i|` (1 = all parallel).
 * :func:`link_deviation` / :func:`link_stability` — item 2: :math:`|d_l - L|`, its max and
   mean over links and time.
-* :func:`path_distance` — item 3: distance of a unit to the path (head: following error;
-  tail: how far it strays).
 * :func:`rigid_chain_deviation` — how far each unit is from where a rigid chain on the
   same path would be (:func:`flocklab.geometry.chain.follow`); at the tail: the "whip".
 * :func:`control_effort` — item 4: :math:`\int \sum_i |F^\mathrm{control}_i|^2\,dt`
@@ -65,12 +63,6 @@ def link_stability(x: np.ndarray, y: np.ndarray, rest: float) -> tuple[float, fl
     """(max, mean) of :math:`|d_l - L|` over links and records (m), the article's item 2."""
     dev = link_deviation(x, y, rest)
     return float(dev.max()), float(dev.mean())
-
-
-def path_distance(x: np.ndarray, y: np.ndarray, path: Any) -> np.ndarray:
-    """Distance (m) of points ``(x, y)`` (any equal shapes) to ``path``
-    (a :class:`flocklab.geometry.paths.Path`)."""
-    return path.distance(np.stack([x, y], axis=-1))
 
 
 def head_arc_length(x0: np.ndarray, y0: np.ndarray, guide: Any) -> np.ndarray:

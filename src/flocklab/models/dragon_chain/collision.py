@@ -103,14 +103,6 @@ def all_pairs(n_benches: int) -> tuple[IntArray, IntArray]:
     return j.astype(np.intp), k.astype(np.intp)
 
 
-def lead_pairs(n_benches: int) -> tuple[IntArray, IntArray]:
-    """The head bench with benches ``k >= 2`` and bench 1 with benches ``k >= 3``."""
-    k0 = np.arange(2, n_benches)
-    k1 = np.arange(3, n_benches)
-    first = np.concatenate([np.zeros(k0.size, np.intp), np.ones(k1.size, np.intp)])
-    return first, np.concatenate([k0, k1]).astype(np.intp)
-
-
 def touching_pairs(xy: ArrayLike, geometry: BenchGeometry, tol: float = 1e-6) -> list[dict]:
     """All non-adjacent pairs with separation below ``tol`` at one instant (``xy`` (H, 2)).
 

@@ -11,7 +11,7 @@ Pure functions of parameters and seeds.
   capture, share of captured prey on the convex hull when the attack began, and the share of
   the prey on the hull at those moments (the selfish-herd baseline).
 
-Run ``python -m flocklab.models.zonal.experiments`` to print the tables quoted in the README.
+Run ``python benchmarks/zonal_experiments.py`` to print the tables quoted in the README.
 """
 
 from __future__ import annotations
