@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import LogNorm
 
-from flocklab.config.study import ConfigError, validate_config
+from flocklab.config import ConfigError, validate_config
 from flocklab.figures.captions import caption
 from flocklab.figures.plotting import cell_edges, heatmap_figure, wrap_label
 from flocklab.stages.figures import make_figure

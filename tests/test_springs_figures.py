@@ -16,7 +16,7 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config.study import ConfigError, validate_config
+from flocklab.config import ConfigError, validate_config
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.models.springs.figures import BAND, classify_limit

@@ -1,5 +1,5 @@
 # Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
-# (flocklab.config.study.validate_config); nothing here does physics or I/O.
+# (flocklab.config.validate_config); nothing here does physics or I/O.
 
 import functools
 import json
@@ -10,7 +10,8 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 from flocklab import jobserver
-from flocklab.config.study import SENSITIVITY_FIGURES, design_seed
+from flocklab.config import design_seed
+from flocklab.config.checks import SENSITIVITY_FIGURES
 from flocklab.core.registry import get_model
 from flocklab.core.resources import job_resources
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flocklab.config.study import Study
+from flocklab.config import Study
 from flocklab.core.registry import get_model
 
 ANALYSIS_CAPTIONS = {
