@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from flocklab.analysis.timeseries import summary_quantities
 from flocklab.config.design import DesignSpec, design_seed, design_spec
 from flocklab.config.schema import ConfigError, load_schema, validate_schema
 from flocklab.config.study import Axis, Study, expand_values
@@ -27,9 +26,6 @@ from flocklab.core.time import RunControl
 
 #: Config keys of a study that are run controls (model time units).
 TIME_KEYS = ("steps", "t_end", "dt", "record_every")
-#: Figure kinds drawn from sensitivity.nc and the methods they accept.
-SENSITIVITY_FIGURES = {"oat": ("oat",), "morris": ("morris",), "sobol": ("sobol",),
-                       "sensitivity_convergence": ("morris", "sobol")}
 
 
 def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:
@@ -245,150 +241,13 @@ def _check_tasks(config: Mapping[str, Any]) -> None:
                               f"{error.message}") from None
 
 
-def _check_task_figure(where: str, figure: Mapping[str, Any],
-                       tasks: Mapping[str, Any]) -> None:
-    """A ``task`` figure names a configured task whose model draws it, with options the
-    model accepts."""
-    if figure["task"] not in tasks:
-        raise ConfigError(f"config key '{where}.task': unknown task '{figure['task']}'; "
-                          f"defined: {', '.join(tasks) or 'none'}")
-    entry = tasks[figure["task"]]
-    model = get_model(entry["model"])
-    try:
-        model.task(entry["task"]).resolve_figure(figure["options"])
-    except ParameterError as error:
-        key = f"options.{error.name}" if error.name in figure["options"] else "task"
-        raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
-
-
 def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
-    """Every figure names an existing study (or task), points, observables and coordinates
-    it can draw; errors name the figure's key."""
-    for name, figure in config["figures"].items():
-        where = f"figures.{name}"
-        if figure["kind"] == "task":
-            _check_task_figure(where, figure, config["tasks"])
-            continue
-        if figure["study"] not in studies:
-            raise ConfigError(f"config key '{where}.study': unknown study '{figure['study']}'; "
-                              f"defined: {', '.join(studies)}")
-        study = studies[figure["study"]]
-        if figure["kind"] == "series":
-            _check_series_figure(where, figure, study)
-        _check_figure_points(where, name, figure, study)
-        _check_figure_kind(where, figure, study, config["studies"][study.name])
-        if figure["kind"] == "curve":
-            _check_curve_figure(where, figure, study)
-        if figure["kind"] == "heatmap":
-            _check_heatmap_figure(where, figure, study)
+    """Every figure passes its kind's check (:meth:`flocklab.figures.kinds.FigureKind.check`):
+    existing studies (or tasks), points, observables and coordinates it can draw; errors name
+    the figure's key."""
+    # Imported here: the figure kinds import ConfigError from this package.
+    from flocklab.figures.kinds import FigureContext
 
-
-def _check_series_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
-    observables = [obs.name for obs in get_model(study.model).observables]
-    named = [(f"{where}.y[{k}]", name) for k, name in enumerate(figure["y"])]
-    if "x" in figure:
-        named.append((f"{where}.x", figure["x"]))
-    for key, name in named:
-        if name not in observables:
-            raise ConfigError(f"config key '{key}': '{name}' is not an observable of model "
-                              f"'{study.model}'; allowed: {', '.join(observables)}")
-
-
-def _check_figure_points(where: str, name: str, figure: Mapping[str, Any],
-                         study: Study) -> None:
-    """Panels, runs and animations name existing points, replicates and snapshots."""
-    points = [(f"{where}.panels[{k}]", panel) for k, panel in
-              enumerate(figure.get("panels", []))]
-    points += [(f"{where}.runs[{k}]", run) for k, run in enumerate(figure.get("runs", []))]
-    if figure["kind"] == "animation":
-        points.append((where, figure))
-    for key, entry in points:
-        try:
-            study.find_point(entry["point"])
-        except (KeyError, ParameterError) as error:
-            raise ConfigError(f"config key '{key}.point': {error}") from None
-        if entry.get("replicate", 0) >= study.replicates:
-            raise ConfigError(f"config key '{key}.replicate': must be < replicates = "
-                              f"{study.replicates}")
-    if figure["kind"] in ("snapshots", "animation") and study.snapshot_every == 0 \
-            and any(entry.get("frame") != "first" for _, entry in points):
-        raise ConfigError(f"config key 'studies.{study.name}.snapshots.every': figure "
-                          f"'{name}' needs snapshots; set every >= 1")
-
-
-def _check_figure_kind(where: str, figure: Mapping[str, Any], study: Study,
-                       raw_study: Mapping[str, Any]) -> None:
-    """Analysis figures need the study's analysis section; grid figures a grid study."""
-    kind = figure["kind"]
-    methods = SENSITIVITY_FIGURES.get(kind)
-    method = study.sensitivity.method if study.sensitivity is not None else None
-    if methods and method not in methods:
-        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a sensitivity section "
-                          f"with method {' or '.join(methods)} in study '{study.name}'")
-    if study.sensitivity is not None and kind not in (*SENSITIVITY_FIGURES, "snapshots",
-                                                      "animation", "series"):
-        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a grid study; "
-                          f"'{study.name}' is a sensitivity study")
-    needs = {"critical_loglog": "critical", "collapse": "fss", "fss_critical": "fss",
-             "distribution": "fss"}.get(kind)
-    if needs and needs not in raw_study:
-        raise ConfigError(f"config key '{where}.kind': '{kind}' needs a '{needs}' section "
-                          f"in study '{study.name}'")
-
-
-def _check_curve_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
-    model = get_model(study.model)
-    coordinates = [*study.swept, *model.derived(study.params(next(study.points())))]
-    if figure["x"] not in coordinates:
-        raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
-                          f"of study '{study.name}'; available: {', '.join(coordinates)}")
-    axis_of = study.axis_of
-    if figure.get("logx") and figure["x"] in axis_of:
-        _check_log_axis(f"{where}.logx", figure["x"], axis_of[figure["x"]].coords[figure["x"]])
-    if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
-        raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
-                          f"dimension of study '{study.name}'")
-    _check_summary_quantity(f"{where}.y", figure["y"], model)
-
-
-def _check_summary_quantity(key: str, name: str, model: Any) -> None:
-    """``name`` is a quantity whose replicate average a summary of ``model`` holds."""
-    quantities = summary_quantities(model)
-    if name not in quantities:
-        raise ConfigError(f"config key '{key}': '{name}' is not one of {', '.join(quantities)}")
-
-
-def _check_log_axis(key: str, name: str, values: list) -> None:
-    """A logarithmic axis over the swept ``values`` of ``name`` needs positive numbers."""
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-               for v in values):
-        raise ConfigError(f"config key '{key}': '{name}' takes values {values}; a "
-                          f"logarithmic axis needs positive numbers")
-
-
-def _check_heatmap_figure(where: str, figure: Mapping[str, Any], study: Study) -> None:
-    """``x`` and ``y`` are swept on two different axes of the study, the only axes with more
-    than one value; a log axis has positive numbers; ``z`` is a summary quantity."""
-    axis_of = study.axis_of
-    for key in ("x", "y"):
-        name = figure[key]
-        if name not in axis_of:
-            raise ConfigError(f"config key '{where}.{key}': '{name}' is not swept in study "
-                              f"'{study.name}'; allowed: {', '.join(axis_of) or 'none'}")
-        if len(axis_of[name]) < 2:
-            raise ConfigError(f"config key '{where}.{key}': '{name}' takes one value in study "
-                              f"'{study.name}'; a heatmap axis needs at least two")
-        if figure.get(f"log{key}"):
-            _check_log_axis(f"{where}.log{key}", name, axis_of[name].coords[name])
-    x_axis = axis_of[figure["x"]]
-    if axis_of[figure["y"]] is x_axis:
-        allowed = [name for name, axis in axis_of.items() if axis is not x_axis]
-        raise ConfigError(f"config key '{where}.y': '{figure['y']}' is swept on the same axis "
-                          f"as x = '{figure['x']}'; allowed: {', '.join(allowed) or 'none'}")
-    others = [f"{axis.dim} ({len(axis)} values)" for axis in study.axes if len(axis) > 1
-              and axis is not x_axis and axis is not axis_of[figure["y"]]]
-    if others:
-        raise ConfigError(f"config key '{where}.study': study '{study.name}' also sweeps "
-                          f"{', '.join(others)}; a heatmap needs x and y as its only swept "
-                          f"dimensions")
-    _check_summary_quantity(f"{where}.z", figure["z"], get_model(study.model))
+    context = FigureContext(config, studies)
+    for name in config["figures"]:
+        context.check(name)

@@ -49,6 +49,9 @@ def _key_path(path: Any) -> str:
 def load_schema(path: str | Path | None = None) -> dict:
     """The config schema (default: the package's ``schema.yaml``).
 
+    A ``$defs.figure`` section without ``allOf`` is completed from the figure kinds
+    (:func:`flocklab.figures.kinds.figure_schema`): the ``kind`` key and each kind's keys.
+
     Parameters
     ----------
     path : path, optional
@@ -60,7 +63,14 @@ def load_schema(path: str | Path | None = None) -> dict:
         The JSON schema.
     """
     with open(path or DEFAULT_SCHEMA, encoding="utf-8") as stream:
-        return yaml.safe_load(stream)
+        schema = yaml.safe_load(stream)
+    figure = schema.get("$defs", {}).get("figure")
+    if figure is not None and "allOf" not in figure:
+        # Imported here: the figure kinds import ConfigError from this package.
+        from flocklab.figures.kinds import figure_schema
+
+        schema["$defs"]["figure"] = figure_schema(figure)
+    return schema
 
 
 def _describe(schema: Mapping[str, Any]) -> str:
