@@ -57,6 +57,8 @@ class AnalysisKind(StudyKind):
 
 
 class CriticalLogLog(AnalysisKind):
+    """The power-law fit of the transition on log-log axes (``critical.nc``)."""
+
     name = "critical_loglog"
     description = ("ln v_a against the log reduced distance with the power-law fit (needs the "
                    "study's critical section)")
@@ -68,6 +70,8 @@ class CriticalLogLog(AnalysisKind):
 
 
 class Collapse(AnalysisKind):
+    """The finite-size data collapse (``fss.nc``)."""
+
     name = "collapse"
     description = "the finite-size data collapse (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "collapse_figure"
@@ -76,6 +80,8 @@ class Collapse(AnalysisKind):
 
 
 class FssCritical(AnalysisKind):
+    """The size dependence of the critical value and its extrapolation (``fss.nc``)."""
+
     name = "fss_critical"
     description = "x_c(L) against L^(-1/nu) (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "fss_critical_figure"
@@ -85,6 +91,8 @@ class FssCritical(AnalysisKind):
 
 
 class Distribution(AnalysisKind):
+    """Histograms of the primary observable near the transition (``fss.nc``)."""
+
     name = "distribution"
     description = "v_a histograms near the transition (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "distribution_figure"
@@ -126,6 +134,8 @@ class SensitivityKind(StudyKind):
 
 
 class Oat(SensitivityKind):
+    """One factor at a time: each output against each factor, with the claims."""
+
     name = "oat"
     description = ("output against each factor with replicate error bars (needs a sensitivity "
                    "section of method oat)")
@@ -138,6 +148,8 @@ class Oat(SensitivityKind):
 
 
 class Morris(SensitivityKind):
+    """Morris screening: sigma against mu*."""
+
     name = "morris"
     description = "mu* against sigma (needs a sensitivity section of method morris)"
     methods, plot = ("morris",), "morris_figure"
@@ -147,6 +159,8 @@ class Morris(SensitivityKind):
 
 
 class Sobol(SensitivityKind):
+    """First-order and total Sobol' indices with their intervals."""
+
     name = "sobol"
     description = ("S1 and ST bars with intervals (needs a sensitivity section of method "
                    "sobol)")
@@ -157,6 +171,8 @@ class Sobol(SensitivityKind):
 
 
 class SensitivityConvergence(SensitivityKind):
+    """Indices recomputed from growing parts of the design."""
+
     name = "sensitivity_convergence"
     description = ("indices against sample size (needs a sensitivity section of method morris "
                    "or sobol)")
