@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from flocklab.config.study import merge_includes, validate_config
+from flocklab.config import merge_includes, validate_config
 
 BASE = Path(workflow.basedir)
 

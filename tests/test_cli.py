@@ -123,7 +123,7 @@ def test_library_imports_change_no_global_state(tmp_path):
 
 def test_the_config_schema_ships_inside_the_package():
     import flocklab
-    from flocklab.config.study import DEFAULT_SCHEMA, load_schema
+    from flocklab.config import DEFAULT_SCHEMA, load_schema
 
     assert DEFAULT_SCHEMA.parent == Path(flocklab.__file__).parent / "config"
     assert load_schema()["title"].startswith("Flocklab")

@@ -7,7 +7,7 @@ import copy
 import pytest
 import yaml
 
-from flocklab.config.study import (
+from flocklab.config import (
     ConfigError,
     expand_values,
     format_value,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from flocklab.config.study import ConfigError, load_config, validate_config
+from flocklab.config import ConfigError, load_config, validate_config
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.stages.tasks import run_task

@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config.study import ConfigError, validate_config
+from flocklab.config import ConfigError, validate_config
 from flocklab.figures.plotting import curve_figure, log_spaced
 
 

@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import LogNorm
 
-from flocklab.config.study import ConfigError, validate_config
-from flocklab.figures.captions import caption
+from flocklab.config import ConfigError, validate_config
+from flocklab.figures.kinds import FigureContext
 from flocklab.figures.plotting import cell_edges, heatmap_figure, wrap_label
 from flocklab.stages.figures import make_figure
 
@@ -40,7 +40,7 @@ def test_valid_heatmap_gets_defaults(heatmap_config):
     spec = heatmap_config["figures"]["map"]
     assert (spec["logx"], spec["logy"], spec["logz"]) == (False, False, False)
     assert spec["mark_missing"] == "no value"
-    text = caption("map", spec, studies["noise"])
+    text = FigureContext(heatmap_config, studies).caption("map")
     assert "over eta (horizontal) and N (vertical)" in text
     assert "Hatched cells (no value)" in text
 

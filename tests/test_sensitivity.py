@@ -27,7 +27,7 @@ from flocklab.analysis.sensitivity import (
     sobol_indices,
     trend_verdict,
 )
-from flocklab.config.study import ConfigError, design_points, validate_config
+from flocklab.config import ConfigError, design_points, validate_config
 
 ISHIGAMI = [Factor(name, -math.pi, math.pi) for name in ("x1", "x2", "x3")]
 

@@ -16,17 +16,23 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config.study import ConfigError, validate_config
+from flocklab.config import ConfigError, validate_config
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
+from flocklab.figures.kinds import KINDS
 from flocklab.models.springs.figures import BAND, classify_limit
-from flocklab.stages.figures import make_figure, task_figure
+from flocklab.stages.figures import make_figure
 
 
 @pytest.fixture
 def springs_config(repo):
     with open(repo / "config" / "springs_test.yaml") as stream:
         return yaml.safe_load(stream)
+
+
+def task_figure(spec, path):
+    """The figure the ``task`` kind draws from the result document ``path``."""
+    return KINDS["task"].draw(spec, [path])
 
 
 def _error(config) -> str:

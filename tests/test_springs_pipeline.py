@@ -9,7 +9,7 @@ import json
 import pytest
 from test_pipeline import REPO, snakemake
 
-from flocklab.config.study import load_config
+from flocklab.config import load_config
 
 pytestmark = pytest.mark.pipeline
 

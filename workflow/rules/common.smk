@@ -1,5 +1,5 @@
 # Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
-# (flocklab.config.study.validate_config); nothing here does physics or I/O.
+# (flocklab.config.validate_config); nothing here does physics or I/O.
 
 import functools
 import json
@@ -9,15 +9,20 @@ import sys
 
 from snakemake.settings.types import DeploymentMethod
 
-from flocklab.config.study import SENSITIVITY_FIGURES, design_seed
+from flocklab.config import design_seed
 from flocklab.core.registry import get_model
 from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
 from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
+from flocklab.figures.kinds import KINDS, FigureContext
 
 RESULTS = "results"
-FIGURES = {name: spec for name, spec in config["figures"].items() if spec["kind"] != "animation"}
-ANIMATIONS = {name: spec for name, spec in config["figures"].items() if spec["kind"] == "animation"}
+# What the figure kinds see of the config (their inputs, captions) and the results layout.
+FIGURE_CONTEXT = FigureContext(config, STUDIES, RESULTS)
+FIGURES = {name: spec for name, spec in config["figures"].items()
+           if not KINDS[spec["kind"]].animation}
+ANIMATIONS = {name: spec for name, spec in config["figures"].items()
+              if KINDS[spec["kind"]].animation}
 HAVE_FFMPEG = shutil.which("ffmpeg") is not None
 
 
@@ -35,11 +40,11 @@ wildcard_constraints:
 
 
 def run_path(study, label, replicate):
-    return f"{RESULTS}/{study}/runs/{label}/rep{replicate}.nc"
+    return FIGURE_CONTEXT.run_path(study, label, replicate)
 
 
 def summary_path(study):
-    return f"{RESULTS}/{study}/summary.nc"
+    return FIGURE_CONTEXT.study_path(study, "summary.nc")
 
 
 @functools.cache
@@ -66,12 +71,6 @@ def study_record(name):
             "burn_in": study.burn_in, "order_threshold": study.order_threshold,
             "labels": list(study_points(name)), "design": study.sensitivity is not None,
             "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in study.axes]}
-
-
-def figure_run(spec, entry):
-    study = STUDIES[spec["study"]]
-    point = study.find_point(entry["point"])
-    return run_path(study.name, point.label, entry.get("replicate", 0))
 
 
 DESIGN_KEYS = ("method", "factors", "samples", "levels")
@@ -106,22 +105,13 @@ def analysis_paths(study):
 
 
 def figure_inputs(wildcards):
-    """Files a figure reads, in the order flocklab.stages.figures.make_figure expects."""
-    spec = FIGURES[wildcards.figure]
-    if spec["kind"] == "task":
-        return [f"results/tasks/{spec['task']}/result.json"]
-    summary = summary_path(spec["study"])
-    if spec["kind"] == "snapshots":
-        return [figure_run(spec, panel) for panel in spec["panels"]]
-    if spec["kind"] == "series":
-        return [figure_run(spec, run) for run in spec["runs"]]
-    if spec["kind"] == "critical_loglog":
-        return [summary, f"{RESULTS}/{spec['study']}/critical.nc"]
-    if spec["kind"] in ("collapse", "fss_critical", "distribution"):
-        return [summary, f"{RESULTS}/{spec['study']}/fss.nc"]
-    if spec["kind"] in SENSITIVITY_FIGURES:
-        return [f"{RESULTS}/{spec['study']}/sensitivity.nc"]
-    return [summary]
+    """Files a figure reads, in the order its kind draws them."""
+    return FIGURE_CONTEXT.inputs(wildcards.figure)
+
+
+def animation_inputs(wildcards):
+    """The run an animation draws."""
+    return FIGURE_CONTEXT.inputs(wildcards.animation)
 
 
 def figure_outputs(name):
@@ -136,13 +126,8 @@ def animation_outputs(name):
 
 
 def figure_caption(name):
-    """The report caption of figure ``name`` (a study figure or a task figure)."""
-    from flocklab.figures.captions import caption, task_caption
-
-    spec = FIGURES[name]
-    if spec["kind"] == "task":
-        return task_caption(name, spec, config["tasks"][spec["task"]])
-    return caption(name, spec, STUDIES[spec["study"]])
+    """The report caption of figure or animation ``name``, written by its kind."""
+    return FIGURE_CONTEXT.caption(name)
 
 
 def all_figure_outputs():

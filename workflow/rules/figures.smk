@@ -1,6 +1,5 @@
-# Stage 3: figures and animations, each marked for the HTML report with a caption.
-
-from flocklab.figures.captions import caption
+# Stage 3: figures and animations, each marked for the HTML report with a caption. Inputs and
+# captions come from the figure's kind (common.smk: FIGURE_CONTEXT).
 
 
 rule figure:
@@ -28,7 +27,7 @@ rule figure:
 
 rule animation:
     input:
-        lambda wc: figure_run(ANIMATIONS[wc.animation], ANIMATIONS[wc.animation]),
+        animation_inputs,
     output:
         gif=report(
             f"{RESULTS}/figures/{{animation}}.gif",
@@ -39,9 +38,7 @@ rule animation:
     params:
         spec=lambda wc: ANIMATIONS[wc.animation],
         dpi=100,
-        caption=lambda wc: caption(
-            wc.animation, ANIMATIONS[wc.animation], STUDIES[ANIMATIONS[wc.animation]["study"]]
-        ),
+        caption=lambda wc: figure_caption(wc.animation),
     conda:
         "../envs/flocklab.yaml"
     log:

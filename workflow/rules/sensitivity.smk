@@ -1,5 +1,5 @@
 # Stage 3b: sensitivity analysis. The design's points run as ordinary simulate jobs (their
-# labels come from flocklab.config.study.design_points) and are summarised like any study; these
+# labels come from flocklab.config.design_points) and are summarised like any study; these
 # two rules write the design and the indices.
 
 

@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
                       f"[{spec.unit}] {spec.range_text()} — {spec.description}")
         elif args.command == "check-config":
-            from flocklab.config.study import load_config
+            from flocklab.config import load_config
 
             _, studies = load_config(args.config)
             for name, study in studies.items():

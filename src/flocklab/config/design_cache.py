@@ -42,9 +42,10 @@ def design_key(method: str, factors: tuple[Factor, ...], baseline: dict[str, flo
 
 
 def cached_design(key: str, factors: tuple[Factor, ...], method: str,
-                  generate: Callable[[], Design], cache: Path = CACHE) -> Design:
-    """The design stored under ``key``, or ``generate()`` stored there (best effort)."""
-    path = cache / f"{key}.npz"
+                  generate: Callable[[], Design], cache: Path | None = None) -> Design:
+    """The design stored under ``key`` in ``cache`` (default :data:`CACHE`), or
+    ``generate()`` stored there (best effort)."""
+    path = (CACHE if cache is None else cache) / f"{key}.npz"
     with contextlib.suppress(OSError, ValueError, KeyError), np.load(path) as stored:
         return Design(method, factors, stored["values"], stored["oat_factor"],
                       stored["oat_level"])

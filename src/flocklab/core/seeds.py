@@ -27,7 +27,7 @@ def derive_seed(base_seed: int, study: str, point: str, replicate: int) -> int:
     study : str
         Study name.
     point : str
-        Parameter-point label (see :func:`flocklab.config.study.point_label`).
+        Parameter-point label (see :func:`flocklab.config.point_label`).
     replicate : int
         Replicate index, ``0 <= replicate``.
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flocklab.analysis.sensitivity import analyse_sensitivity, design_record_dataset
-from flocklab.config.study import design_points, sensitivity_design
+from flocklab.config import design_points, sensitivity_design
 from flocklab.core.io import open_dataset, write_json, write_netcdf
 from flocklab.core.provenance import with_provenance
 
@@ -28,7 +28,7 @@ def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
 
     ``record``: ``name``, ``model``, ``fixed``, ``sensitivity`` (``method``, ``factors``,
     ``samples``, ``levels`` of the section: what the design depends on), ``seed``
-    (:func:`flocklab.config.study.design_seed`).
+    (:func:`flocklab.config.design_seed`).
     """
     design = sensitivity_design(record["model"], record["fixed"], record["sensitivity"],
                                 record["seed"], f"studies.{record['name']}.sensitivity")

@@ -1,0 +1,253 @@
+"""The model pass of config validation: studies, tasks and figures checked by their models.
+
+After the schema pass (:mod:`flocklab.config.schema`), every study is expanded into a
+:class:`~flocklab.config.study.Study` and every parameter point of it resolved by its model
+(names, types, ranges, cross-rules such as the noise-dependent range of ``eta``), the time grid
+checked, the analysis sections checked against the controls the model declares; every task
+must be offered by its model with options it accepts; every figure must name existing
+studies, points and coordinates. The first problem raises
+:class:`~flocklab.config.schema.ConfigError` with one message that names the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from flocklab.config.design import DesignSpec, design_seed, design_spec
+from flocklab.config.schema import ConfigError, load_schema, validate_schema
+from flocklab.config.study import Axis, Study, expand_values
+from flocklab.core.parameters import ParameterError
+from flocklab.core.registry import get_model
+from flocklab.core.time import RunControl
+
+#: Config keys of a study that are run controls (model time units).
+TIME_KEYS = ("steps", "t_end", "dt", "record_every")
+
+
+def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:
+    """Validate a config (in place, filling defaults) and expand its studies.
+
+    Parameters
+    ----------
+    config : dict
+        Parsed YAML; modified in place (defaults added).
+    schema_path : path, optional
+        JSON schema; defaults to the package's (:data:`flocklab.config.DEFAULT_SCHEMA`).
+
+    Returns
+    -------
+    dict of str to Study
+
+    Raises
+    ------
+    ConfigError
+        On the first problem, naming the key and what is allowed.
+    """
+    validate_schema(config, load_schema(schema_path))
+    studies = {name: _build_study(name, raw, config["base_seed"])
+               for name, raw in config["studies"].items()}
+    _check_tasks(config)
+    _check_figures(config, studies)
+    return studies
+
+
+def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
+    where = f"studies.{name}"
+    try:
+        model = get_model(raw["model"])
+    except ParameterError as error:
+        raise ConfigError(f"config key '{where}.model': {error.message}") from None
+    known = [spec.name for spec in model.parameters]
+    fixed = dict(raw["params"])
+    for key in fixed:
+        if key not in known:
+            raise ConfigError(f"config key '{where}.params.{key}': unknown parameter of model "
+                              f"'{model.name}'; allowed: {', '.join(known)}")
+    axes = _build_axes(where, raw["sweep"], model, known, fixed)
+    time = {key: raw[key] for key in TIME_KEYS if key in raw}
+    snapshots = raw["snapshots"]
+    _check_time(where, model, fixed, time, raw["burn_in"], snapshots)
+    _check_analysis(where, raw, axes)
+    spec = None
+    if "sensitivity" in raw:
+        spec = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
+                             design_seed(base_seed, name))
+    study = Study(name=name, model=model.name, description=raw["description"], fixed=fixed,
+                  axes=tuple(axes), replicates=raw["replicates"], time=time,
+                  burn_in=raw["burn_in"], snapshot_every=snapshots["every"],
+                  snapshot_start=snapshots["start"],
+                  base_seed=base_seed, order_threshold=raw["order_threshold"], sensitivity=spec,
+                  checkpoint_every=raw["checkpoint_every"])
+    # Design rows are checked when the design is generated (design_points), not here, so
+    # that parsing the Snakefile does not import SALib.
+    if spec is None:
+        _check_points(where, study, model)
+    return study
+
+
+def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
+                known: list[str], fixed: Mapping[str, Any]) -> list[Axis]:
+    """The sweep's axes: known, distinct parameters; values coerced; paired lists equal."""
+    axes = []
+    seen: set[str] = set()
+    for number, raw_axis in enumerate(raw_axes):
+        coords = {}
+        for key, spec in raw_axis.items():
+            axis_key = f"{where}.sweep[{number}].{key}"
+            if key not in known:
+                raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
+                                  f"'{model.name}'; allowed: {', '.join(known)}")
+            if key in fixed or key in seen:
+                raise ConfigError(f"config key '{axis_key}': '{key}' is set more than once "
+                                  f"(in params or another sweep axis)")
+            seen.add(key)
+            coords[key] = _axis_values(axis_key, spec, model.spec(key))
+        lengths = {key: len(values) for key, values in coords.items()}
+        if len(set(lengths.values())) > 1:
+            raise ConfigError(f"config key '{where}.sweep[{number}]': paired parameters need "
+                              f"value lists of equal length, got {lengths}")
+        dim = next(iter(coords))
+        if len(set(coords[dim])) != len(coords[dim]):
+            raise ConfigError(f"config key '{where}.sweep[{number}].{dim}': values must be "
+                              f"distinct (it names the dimension)")
+        axes.append(Axis(dim, coords))
+    return axes
+
+
+def _axis_values(axis_key: str, spec: Any, parameter: Any) -> list[Any]:
+    values = expand_values(spec)
+    if not values:
+        raise ConfigError(f"config key '{axis_key}': the range is empty")
+    coerced = []
+    for position, value in enumerate(values):
+        try:
+            coerced.append(parameter.coerce(value))
+        except ParameterError as error:
+            raise ConfigError(f"config key '{axis_key}[{position}]': {error.message}") from None
+    return coerced
+
+
+def _check_points(where: str, study: Study, model: Any) -> None:
+    """Every point's parameters pass the model's checks; errors name the config key."""
+    for point in study.points():
+        try:
+            params = study.params(point)
+            model.check(params, study.grid(point))
+        except ParameterError as error:
+            source = f"{where}.params" + (f".{error.name}" if error.name in study.fixed else "")
+            for number, axis in enumerate(study.axes):
+                if error.name in axis.coords:
+                    source = f"{where}.sweep[{number}].{error.name}"
+            raise ConfigError(f"config key '{source}': {error.message} (at point "
+                              f"{point.label})") from None
+
+
+def _check_time(where: str, model: Any, fixed: Mapping[str, Any], time: Mapping[str, Any],
+                burn_in: float, snapshots: Mapping[str, Any]) -> None:
+    """Run length, step and schedules form a whole-step grid; burn_in leaves records."""
+    if model.time_mode == "steps" and ("t_end" in time or "dt" in time):
+        key = "t_end" if "t_end" in time else "dt"
+        raise ConfigError(f"config key '{where}.{key}': model '{model.name}' takes unit "
+                          f"steps; give 'steps'")
+    try:
+        grid = RunControl(seed=0, **time, snapshot_every=snapshots["every"],
+                          snapshot_start=snapshots["start"]).grid(model)
+    except ParameterError as error:
+        key = {"snapshot_every": "snapshots.every", "snapshot_start": "snapshots.start"}.get(
+            error.name, error.name)
+        raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
+    kept = int(np.sum(grid.times(grid.record_steps) > burn_in))
+    if kept < 2:
+        raise ConfigError(f"config key '{where}.burn_in': {burn_in} leaves {kept} recorded "
+                          f"values of a run ending at {grid.t_end:g} {grid.units}; must be "
+                          f"< the end with at least two records after it")
+
+
+def _build_design(where: str, raw: Mapping[str, Any], model_name: str,
+                  fixed: Mapping[str, Any], seed: int) -> DesignSpec:
+    """Validate a study's ``sensitivity`` section (the design is generated on first use)."""
+    settings = raw["sensitivity"]
+    study_key = where.rsplit(".", 1)[0]
+    if raw["sweep"]:
+        raise ConfigError(f"config key '{study_key}.sweep': a sensitivity study takes its "
+                          f"points from the design; leave sweep empty")
+    for section in ("critical", "fss"):
+        if section in raw:
+            raise ConfigError(f"config key '{study_key}.{section}': not available for a "
+                              f"sensitivity study")
+    return design_spec(model_name, fixed, settings, seed, where)
+
+
+def _check_control(key: str, model: Any, control: str, dim_of: Mapping[str, str]) -> str:
+    """The model declares the control and one of its parameters is swept; its dimension."""
+    try:
+        declared = model.critical_control(control)
+    except ParameterError as error:
+        raise ConfigError(f"config key '{key}': {error.message}") from None
+    swept = [name for name in declared.needs if name in dim_of]
+    if not swept:
+        raise ConfigError(f"config key '{key}': '{control}' needs "
+                          f"{' or '.join(declared.needs)} swept in this study")
+    return dim_of[swept[0]]
+
+
+def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> None:
+    """The critical and fss sections must name declared controls swept on their own axis."""
+    dim_of = {name: axis.dim for axis in axes for name in axis.coords}
+    model = get_model(raw["model"])
+    if "critical" in raw:
+        settings = raw["critical"]
+        key = f"{where}.critical"
+        if settings["reduced_min"] >= settings["reduced_max"]:
+            raise ConfigError(f"config key '{key}.reduced_min': {settings['reduced_min']} must "
+                              f"be < reduced_max = {settings['reduced_max']}")
+        _check_control(f"{key}.control", model, settings["control"], dim_of)
+        for name in settings["select"]:
+            if name not in [axis.dim for axis in axes]:
+                raise ConfigError(f"config key '{key}.select.{name}': not a swept dimension; "
+                                  f"allowed: {', '.join(axis.dim for axis in axes)}")
+    if "fss" in raw:
+        settings = raw["fss"]
+        key = f"{where}.fss"
+        if settings["size"] not in dim_of:
+            raise ConfigError(f"config key '{key}.size': '{settings['size']}' is not swept")
+        control_dim = _check_control(f"{key}.control", model, settings["control"], dim_of)
+        if control_dim == dim_of[settings["size"]]:
+            raise ConfigError(f"config key '{key}.control': '{settings['control']}' must be "
+                              f"swept on an axis of its own, not with the size")
+
+
+def _check_tasks(config: Mapping[str, Any]) -> None:
+    """Every task names a model that offers it, with parameters and options it accepts."""
+    for name, entry in config["tasks"].items():
+        where = f"tasks.{name}"
+        try:
+            model = get_model(entry["model"])
+        except ParameterError as error:
+            raise ConfigError(f"config key '{where}.model': {error.message}") from None
+        try:
+            task = model.task(entry["task"])
+        except ParameterError as error:
+            raise ConfigError(f"config key '{where}.task': {error.message}") from None
+        try:
+            task.resolve(model.resolve(entry["params"]), entry["options"])
+        except ParameterError as error:
+            section = "options" if error.name in entry["options"] else "params"
+            raise ConfigError(f"config key '{where}.{section}.{error.name}': "
+                              f"{error.message}") from None
+
+
+def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
+    """Every figure passes its kind's check (:meth:`flocklab.figures.kinds.FigureKind.check`):
+    existing studies (or tasks), points, observables and coordinates it can draw; errors name
+    the figure's key."""
+    # Imported here: the figure kinds import ConfigError from this package.
+    from flocklab.figures.kinds import FigureContext
+
+    context = FigureContext(config, studies)
+    for name in config["figures"]:
+        context.check(name)

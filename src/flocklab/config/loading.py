@@ -1,0 +1,93 @@
+"""Reading config files: ``include`` lists merged, then the config validated.
+
+A config may list further files under ``include`` whose studies, figures and tasks are added
+(the default config keeps each model's in its own file); :func:`load_config` merges them and
+validates the result (:func:`flocklab.config.validate_config`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from flocklab.config.checks import validate_config
+from flocklab.config.schema import ConfigError
+from flocklab.config.study import Study
+
+#: Config sections whose named entries an included file adds to.
+MERGED_SECTIONS = ("studies", "figures", "tasks")
+
+
+def merge_includes(config: dict, base_dir: str | Path) -> dict:
+    """Merge the files listed under ``include`` into ``config``, in place.
+
+    Their studies, figures and tasks are added; a name defined twice, or any other top-level
+    key in an included file, is an error naming the file. An included file may include
+    others (relative to its own directory).
+
+    Parameters
+    ----------
+    config : dict
+        Parsed YAML; its ``include`` key is removed.
+    base_dir : path
+        Directory the ``include`` paths are relative to (the config file's).
+
+    Returns
+    -------
+    dict
+        ``config``.
+
+    Raises
+    ------
+    ConfigError
+        A missing file, a name defined twice or a key an included file may not set.
+    """
+    for position, name in enumerate(config.pop("include", None) or []):
+        path = Path(base_dir) / name
+        if not path.is_file():
+            raise ConfigError(f"config key 'include[{position}]': no file {path}")
+        with open(path, encoding="utf-8") as stream:
+            part = yaml.safe_load(stream) or {}
+        merge_includes(part, path.parent)
+        for key, section in part.items():
+            if key not in MERGED_SECTIONS:
+                raise ConfigError(f"config key 'include[{position}]': {name} sets '{key}'; an "
+                                  f"included file may set only {', '.join(MERGED_SECTIONS)}")
+            target = config.setdefault(key, {})
+            for entry, value in (section or {}).items():
+                if entry in target:
+                    raise ConfigError(f"config key '{key}.{entry}': defined twice (again in "
+                                      f"{name})")
+                target[entry] = value
+    return config
+
+
+def load_config(path: str | Path, schema_path: str | Path | None = None
+                ) -> tuple[dict, dict[str, Study]]:
+    """Read a YAML config file (and the files it includes), validate it and expand its
+    studies.
+
+    Parameters
+    ----------
+    path : path
+        The config file.
+    schema_path : path, optional
+        JSON schema (default: the package's, :data:`flocklab.config.DEFAULT_SCHEMA`).
+
+    Returns
+    -------
+    config : dict
+        The merged config with defaults filled in.
+    studies : dict of str to Study
+        The expanded studies.
+
+    Raises
+    ------
+    ConfigError
+        On the first problem, naming the key and what is allowed.
+    """
+    with open(path, encoding="utf-8") as stream:
+        config = yaml.safe_load(stream) or {}
+    merge_includes(config, Path(path).parent)
+    return config, validate_config(config, schema_path)

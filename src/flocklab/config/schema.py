@@ -1,0 +1,113 @@
+"""The schema pass of config validation: the JSON schema, its defaults and :class:`ConfigError`.
+
+The schema ships as package data (``schema.yaml``, linked from ``workflow/schemas/``) so that
+a wheel install can validate a config. Validation fills the schema's defaults into the config
+in place; the first problem raises :class:`ConfigError` with one line naming the key.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+#: The config schema, shipped as package data (so a wheel install can validate a config).
+DEFAULT_SCHEMA = Path(__file__).resolve().parent / "schema.yaml"
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the key and what is allowed."""
+
+
+def _with_defaults(validator_class: type) -> type:
+    """``validator_class`` whose ``properties`` keyword also fills in the defaults."""
+    set_properties = validator_class.VALIDATORS["properties"]
+
+    def properties_with_defaults(validator: Any, properties: Mapping[str, Any], instance: Any,
+                                 schema: Mapping[str, Any]) -> Iterator[Any]:
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if isinstance(subschema, dict) and "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from set_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": properties_with_defaults})
+
+
+def _key_path(path: Any) -> str:
+    """Dotted config key of a jsonschema error path (``figures.fig1.panels[0]``)."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def load_schema(path: str | Path | None = None) -> dict:
+    """The config schema (default: the package's ``schema.yaml``).
+
+    A ``$defs.figure`` section without ``allOf`` is completed from the figure kinds
+    (:func:`flocklab.figures.kinds.figure_schema`): the ``kind`` key and each kind's keys.
+
+    Parameters
+    ----------
+    path : path, optional
+        A YAML or JSON schema file.
+
+    Returns
+    -------
+    dict
+        The JSON schema.
+    """
+    with open(path or DEFAULT_SCHEMA, encoding="utf-8") as stream:
+        schema = yaml.safe_load(stream)
+    figure = schema.get("$defs", {}).get("figure")
+    if figure is not None and "allOf" not in figure:
+        # Imported here: the figure kinds import ConfigError from this package.
+        from flocklab.figures.kinds import figure_schema
+
+        schema["$defs"]["figure"] = figure_schema(figure)
+    return schema
+
+
+def _describe(schema: Mapping[str, Any]) -> str:
+    return f" ({schema['description'].strip()})" if "description" in schema else ""
+
+
+def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
+    """Validate ``config`` in place against ``schema`` and fill defaults.
+
+    Parameters
+    ----------
+    config : dict
+        Parsed YAML; modified in place (defaults added).
+    schema : mapping
+        JSON schema (:func:`load_schema`).
+
+    Returns
+    -------
+    dict
+        ``config``.
+
+    Raises
+    ------
+    ConfigError
+        For the most relevant error (:func:`jsonschema.exceptions.best_match`), naming the key.
+    """
+    validator_class = _with_defaults(jsonschema.Draft202012Validator)
+    validator = validator_class(schema)
+    errors = list(validator.iter_errors(config))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        key = _key_path(error.absolute_path)
+        if error.validator in ("oneOf", "anyOf"):
+            raise ConfigError(f"config key '{key}': {error.instance!r} matches none of the "
+                              f"allowed forms{_describe(error.schema)}")
+        if error.validator == "additionalProperties":
+            raise ConfigError(f"config key '{key}': {error.message}; allowed keys: "
+                              f"{', '.join(error.schema.get('properties', {})) or 'none'}")
+        raise ConfigError(f"config key '{key}': {error.message}{_describe(error.schema)}")
+    return config

@@ -1,0 +1,182 @@
+"""Kinds drawn from a study's analyses: the critical fit, finite-size scaling and the
+sensitivity indices."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from flocklab.config.schema import ConfigError
+from flocklab.figures.captions import design_text
+from flocklab.figures.kinds.base import (
+    FigureContext,
+    StudyKind,
+    open_inputs,
+    require_grid_study,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+    from flocklab.config.study import Study
+
+
+class AnalysisKind(StudyKind):
+    """A kind drawn from a study's summary and one analysis file, by one plotting function.
+
+    Subclasses set ``section`` (the study's section the analysis needs: ``critical``,
+    ``fss``), ``file`` (what it writes, read after the summary), ``plot`` (the name of the
+    function of :mod:`flocklab.figures.plotting`, called with both datasets and ``title``)
+    and ``text`` (the caption).
+    """
+
+    section: ClassVar[str]
+    file: ClassVar[str]
+    plot: ClassVar[str]
+    text: ClassVar[str]
+
+    def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
+                    context: FigureContext) -> None:
+        require_grid_study(where, self.name, study)
+        if self.section not in context.config["studies"][study.name]:
+            raise ConfigError(f"config key '{where}.kind': '{self.name}' needs a "
+                              f"'{self.section}' section in study '{study.name}'")
+
+    def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
+        return [context.study_path(figure["study"], "summary.nc"),
+                context.study_path(figure["study"], self.file)]
+
+    def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
+        from flocklab.figures import plotting
+
+        summary, analysis = open_inputs(inputs)
+        return getattr(plotting, self.plot)(summary, analysis, title=figure["title"])
+
+    def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        return [self.text, *([design_text(study)] if study.sensitivity is not None else [])]
+
+
+class CriticalLogLog(AnalysisKind):
+    """The power-law fit of the transition on log-log axes (``critical.nc``)."""
+
+    name = "critical_loglog"
+    description = ("ln v_a against the log reduced distance with the power-law fit (needs the "
+                   "study's critical section)")
+    section, file, plot = "critical", "critical.nc", "critical_loglog_figure"
+    text = ("ln P (P the model's primary observable) against the log reduced distance from "
+            "the fitted critical value; filled points entered the weighted power-law fit, "
+            "lines are the fits, legend: exponent with its 68 % bootstrap interval over seeds "
+            "(results/<study>/critical.json).")
+
+
+class Collapse(AnalysisKind):
+    """The finite-size data collapse (``fss.nc``)."""
+
+    name = "collapse"
+    description = "the finite-size data collapse (needs the study's fss section)"
+    section, file, plot = "fss", "fss.nc", "collapse_figure"
+    text = ("Finite-size data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) at the "
+            "parameters minimising the Houdayer-Hartmann quality S.")
+
+
+class FssCritical(AnalysisKind):
+    """The size dependence of the critical value and its extrapolation (``fss.nc``)."""
+
+    name = "fss_critical"
+    description = "x_c(L) against L^(-1/nu) (needs the study's fss section)"
+    section, file, plot = "fss", "fss.nc", "fss_critical_figure"
+    text = ("x_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
+            "Binder-cumulant crossings of consecutive sizes, against L^(-1/nu), with the "
+            "extrapolation x_c(L) = x_c(inf) + a L^(-1/nu).")
+
+
+class Distribution(AnalysisKind):
+    """Histograms of the primary observable near the transition (``fss.nc``)."""
+
+    name = "distribution"
+    description = "v_a histograms near the transition (needs the study's fss section)"
+    section, file, plot = "fss", "fss.nc", "distribution_figure"
+    text = ("Distribution of P (pooled over seeds) at the control value nearest each size's "
+            "susceptibility maximum; two peaks would signal a discontinuous transition.")
+
+
+class SensitivityKind(StudyKind):
+    """A kind drawn from a sensitivity study's ``sensitivity.nc`` by one plotting function.
+
+    Subclasses set ``methods`` (the sensitivity methods whose results it draws), ``plot``
+    (the name of the function of :mod:`flocklab.figures.plotting`, called with the dataset
+    and ``title``) and ``text`` (the caption, before the design's description).
+    """
+
+    methods: ClassVar[tuple[str, ...]]
+    plot: ClassVar[str]
+    text: ClassVar[str]
+
+    def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
+                    context: FigureContext) -> None:
+        method = study.sensitivity.method if study.sensitivity is not None else None
+        if method not in self.methods:
+            raise ConfigError(f"config key '{where}.kind': '{self.name}' needs a sensitivity "
+                              f"section with method {' or '.join(self.methods)} in study "
+                              f"'{study.name}'")
+
+    def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
+        return [context.study_path(figure["study"], "sensitivity.nc")]
+
+    def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
+        from flocklab.figures import plotting
+
+        (sensitivity,) = open_inputs(inputs)
+        return getattr(plotting, self.plot)(sensitivity, title=figure["title"])
+
+    def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        return [self.text, *([design_text(study)] if study.sensitivity is not None else [])]
+
+
+class Oat(SensitivityKind):
+    """One factor at a time: each output against each factor, with the claims."""
+
+    name = "oat"
+    description = ("output against each factor with replicate error bars (needs a sensitivity "
+                   "section of method oat)")
+    methods, plot = ("oat",), "oat_figure"
+    text = ("One factor at a time around the baseline: each output against each factor "
+            "(grey dots: single runs; markers: replicate means with standard errors). Under "
+            "the panels, each claim of the study with its verdict (trend: Spearman rank "
+            "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound); numbers in "
+            "results/<study>/sensitivity.json.")
+
+
+class Morris(SensitivityKind):
+    """Morris screening: sigma against mu*."""
+
+    name = "morris"
+    description = "mu* against sigma (needs a sensitivity section of method morris)"
+    methods, plot = ("morris",), "morris_figure"
+    text = ("Morris screening: sigma against mu* (mean absolute elementary effect per full "
+            "factor range) with mu*'s bootstrap interval; above the dashed line sigma = mu* "
+            "effects are mostly non-linear or interacting.")
+
+
+class Sobol(SensitivityKind):
+    """First-order and total Sobol' indices with their intervals."""
+
+    name = "sobol"
+    description = ("S1 and ST bars with intervals (needs a sensitivity section of method "
+                   "sobol)")
+    methods, plot = ("sobol",), "sobol_figure"
+    text = ("First-order (S1) and total (ST) Sobol' indices from a Saltelli design, with "
+            "bootstrap confidence intervals; ST - S1 is the share of the output variance "
+            "due to interactions.")
+
+
+class SensitivityConvergence(SensitivityKind):
+    """Indices recomputed from growing parts of the design."""
+
+    name = "sensitivity_convergence"
+    description = ("indices against sample size (needs a sensitivity section of method morris "
+                   "or sobol)")
+    methods, plot = ("morris", "sobol"), "convergence_figure"
+    text = ("The indices recomputed from the first N base samples (Sobol) or trajectories "
+            "(Morris): curves that have levelled off within their bands show the sample "
+            "size suffices.")
