@@ -63,6 +63,30 @@ def test_theory_damped_closed_forms():
         (-b + math.sqrt(b**2 + 4 * OMEGA**2)) / OMEGA**2, rel=1e-5)
 
 
+@pytest.mark.parametrize("kind", ["spring", "absolute"])
+@pytest.mark.parametrize("damping", [0.5, 2.0, 10.0, 15.0])
+def test_theory_position_verlet_damped_closed_form(kind, damping):
+    """Position Verlet with the dampers at the half-step velocity: for one oscillator with
+    b = c/m, G = [[1 + beta - y^2/2, 1 - y^2/4], [-y^2, 1 - beta - y^2/2]] / (1 + beta) on
+    (x, h v), y = h w, beta = h b / 2: det = (1 - beta)/(1 + beta), trace = (2 - y^2)/(1 + beta),
+    and the Jury conditions |det| <= 1, |trace| <= 1 + det give y <= 2 for every damping.
+    Semi-implicit Euler (the former position Verlet's G) stays below:
+    (-b + sqrt(b^2 + 4w^2))/w^2."""
+    lin = linearise(oscillator(damping=damping, kind=kind))
+    b = damping
+    h = 0.17
+    beta, y = h * b / 2.0, h * OMEGA
+    closed = np.array([[1 + beta - y * y / 2, 1 - y * y / 4], [-y * y, 1 - beta - y * y / 2]])
+    scale = np.diag([1.0, h])      # (x, v) -> (x, h v)
+    axial = [0, 2]                 # (x, v) along the spring; the transverse pair decouples
+    g = amplification_matrix("position_verlet", h, lin)[np.ix_(axial, axial)]
+    assert np.allclose(scale @ g @ np.linalg.inv(scale), closed / (1 + beta), atol=1e-12)
+    # rho <= 1 + 1e-6 moves the edge, where rho grows like sqrt(h - h_c), by ~1e-12
+    assert theory_dt_max("position_verlet", lin).dt_max * OMEGA == pytest.approx(2.0, rel=1e-6)
+    assert theory_dt_max("semi_implicit_euler", lin).dt_max == pytest.approx(
+        (-b + math.sqrt(b * b + 4 * OMEGA**2)) / OMEGA**2, rel=1e-5)
+
+
 def test_explicit_euler_with_dampers_on_the_tongue():
     """Explicit Euler maps a mode mu = -zeta w +- i w sqrt(1 - zeta^2) to lambda = 1 + h mu,
     |lambda|^2 = 1 - 2 zeta w h + w^2 h^2: stable iff h <= 2 zeta / w = -2 Re mu / |mu|^2.

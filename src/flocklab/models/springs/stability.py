@@ -121,8 +121,9 @@ def _partitioned(method: str, h: float, lin: LinearSystem, iterations: int) -> n
         x1 = x + h * v + 0.5 * h * h * a0
         v1 = v + 0.5 * h * (a0 + acc(x1, v + h * a0))
     elif method == "position_verlet":
+        # (M + h/2 C)(v' - v) = h F(x_1/2, v): the dampers at the half-step velocity
         x_half = x + 0.5 * h * v
-        v1 = v + h * acc(x_half, v)
+        v1 = v + np.linalg.solve(np.eye(n) + 0.5 * h * b_mat, h * acc(x_half, v))
         x1 = x_half + 0.5 * h * v1
     elif method == "implicit_euler_diagonal":
         m = lin.mass[:, None]
