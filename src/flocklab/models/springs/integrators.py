@@ -375,8 +375,13 @@ class NewtonIntegrator(Integrator):
         return solution
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
+        self.step_from(x, v, v)
+
+    def step_from(self, x: np.ndarray, v: np.ndarray, guess: np.ndarray) -> None:
+        """One step with the Newton iteration started at ``guess`` for :math:`v'` (shape
+        (N, D)); :meth:`step` starts at :math:`v`."""
         h, free, w = self.dt, self.free, self._w
-        w[:] = v
+        w[:] = guess
         w_flat = w.reshape(-1)
         cg = self.opts["linear_solver"] == "cg"
         iterations = 0
