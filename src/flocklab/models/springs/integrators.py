@@ -20,7 +20,7 @@ mass is taken as 0, so they never move):
                            :math:`x' = x_{1/2} + \tfrac h2 v'`; the dampers are linear in
                            :math:`v`, so the kick is one linear solve
                            :math:`(M + \tfrac h2 C)(v' - v) = hF(x_{1/2}, v)`,
-                           :math:`C = -\partial F/\partial v`; order 2.
+                           :math:`C = -\partial F/\partial v` (conjugate gradients); order 2.
 ``rk4``                    classical Runge–Kutta on :math:`(x, v)`; order 4.
 ``implicit_euler``         :math:`v' = v + h\,a(x', v'),\ x' = x + h v'`, Newton on
                            :math:`G(v') = M(v' - v) - hF(x + h v', v') = 0` with the full sparse
@@ -34,7 +34,12 @@ mass is taken as 0, so they never move):
                            then :math:`v' = (x' - x)/h`; a Jacobi iteration, not Newton.
 ``implicit_midpoint``      :math:`x' = x + \tfrac h2 (v + v')`,
                            :math:`v' = v + h\,a(\tfrac{x + x'}2, \tfrac{v + v'}2)`, Newton as
-                           ``implicit_euler``; order 2, symplectic.
+                           ``implicit_euler``; order 2, symplectic. Newton starts at
+                           :math:`v' = v`; at :math:`h\omega_{max} \gtrsim 100` it can
+                           converge to a distant root of the step's equations (the
+                           tongue's runs at 1–8 s steps: one step multiplies the
+                           disturbance energy by 1e4,
+                           :mod:`~flocklab.models.springs.stability`).
 ``scipy_<method>``         :func:`scipy.integrate.solve_ivp` over each step with ``rtol``
                            1e-10, ``atol`` 1e-12 (``RK45``, ``RK23``, ``DOP853``, ``Radau``,
                            ``BDF``, ``LSODA``; Radau and BDF get the sparse Jacobian);
@@ -276,7 +281,8 @@ class PositionVerlet(Integrator):
                                  s.gravity, s.external_force, s.absolute_damping, force)
             if self._spring_dampers:
                 matrix = self.assembler.assemble(x, v, 1.0, 0.0, 0.5 * h)
-                np.multiply(force.reshape(-1)[self.free], h, out=self._rhs)
+                np.take(force.reshape(-1), self.free, out=self._rhs)
+                self._rhs *= h
                 dv = self._dv
                 dv[:] = 0.0
                 iterations = self.k.jacobi_pcg(matrix.indptr, matrix.indices, matrix.data,
