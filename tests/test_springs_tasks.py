@@ -27,6 +27,8 @@ def run_task(model, name, params, options, out_dir):
     ("stability", {"points": 2}, "points"),
     ("stability", {"damping_kinds": ["viscous"]}, "damping_kinds"),
     ("stability", {"cloth_run_time": 0.0}, "cloth_run_time"),
+    ("stability", {"rate": 0.0}, "rate"),
+    ("stability", {"periods": -1.0}, "periods"),
     ("cloth_cost", {"t_end": 0.0}, "t_end"),
     ("cloth_cost", {"repeats": 3}, "repeats"),
     ("accuracy", {"zeta": 1.5}, "zeta"),
@@ -67,7 +69,19 @@ def test_stability_task_matches_the_closed_form_of_one_oscillator(tmp_path):
     closed = (-b + math.sqrt(b * b + 4.0 * w2)) / w2
     (row,) = result["table"]
     assert row["dt_theory"] == pytest.approx(closed, rel=1e-4)
-    assert abs(row["dt_measured"] / closed - 1.0) <= result["resolution"] + 0.03
+    # the limit crosses rho = 1 steeply: at the rate threshold it moves by < 1e-4
+    assert row["dt_theory_rate"] == pytest.approx(closed, rel=1e-4)
+    assert row["dt_measured"] <= closed * (1 + 1e-4) < row["dt_unstable"]
+    assert row["dt_unstable"] / row["dt_measured"] - 1.0 <= result["resolution"] + 1e-9
+    # the edge run: unstable by growth, the theory's rho there above 1, rates as theory's
+    assert row["reason"] in ("growth_rate", "energy_growth", "blow_up")
+    assert row["rho_theory_unstable"] > 1.0 and row["agreement"] == "agree"
+    assert row["growth_rate"] > result["rate_threshold"] == 1e-3
+    # NaN when that run decayed below 1e-10 of its initial energy (no fit)
+    assert not row["growth_rate_stable"] > 1e-3 and row["rate_threshold"] == 1e-3
+    assert result["agreement"] == {"agree": 1, "nonlinear": 0, "saturated": 0,
+                                   "missed_growth": 0}
+    assert result["max_steps"] == 4000
     assert result["verdicts"] == [] and "explicit_euler" in result["verdicts_note"]
     assert (tmp_path / "stability.csv").read_text().startswith("configuration,method")
     json.dumps(result, allow_nan=True)

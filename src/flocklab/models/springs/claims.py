@@ -40,7 +40,16 @@ import numpy as np
 from flocklab.analysis.sensitivity import Verdict
 from flocklab.models.springs.integrators import STUDY_METHODS
 from flocklab.models.springs.run import integrate
-from flocklab.models.springs.stability import linearise, measured_dt_max, theory_dt_max
+from flocklab.models.springs.stability import (
+    GROWTH,
+    RATE_THEORY_REFINE,
+    RATE_THRESHOLD,
+    RHO_TOLERANCE,
+    linearise,
+    measured_dt_max,
+    spectral_radius,
+    theory_dt_max,
+)
 from flocklab.models.springs.statics import static_equilibrium
 from flocklab.models.springs.structure import SpringSystem, chain, cloth
 
@@ -54,7 +63,11 @@ TONGUE_MASSES = (0.01, 0.1, 1.0)
 
 @dataclass
 class StabilityRow:
-    """Theory and measured stability limit of one method on one configuration (s)."""
+    """Theory and measured stability limit of one method on one configuration (s).
+
+    The first seven fields are the table's original columns; the others say how the measured
+    limit was decided (:func:`stability_table`).
+    """
 
     configuration: str
     method: str
@@ -63,6 +76,35 @@ class StabilityRow:
     sqrt_m_over_k: float
     omega_max: float
     note: str  # why the smallest unstable step tried was unstable
+    #: Linear theory at the measurement's threshold: largest step with rho <= e^rate (s),
+    #: the limit the runs estimate (above dt_theory by rate / (d rho / dh) where rho crosses 1).
+    dt_theory_rate: float = math.nan
+    #: Slowest undamped angular frequency of the configuration (rad/s).
+    omega_min: float = math.nan
+    #: Smallest step measured unstable (s; inf: stable at every step tried).
+    dt_unstable: float = math.inf
+    #: Why that run was unstable: growth_rate, energy_growth, blow_up, newton_failure,
+    #: newton_jump ('' if none was; see stability.Probe).
+    reason: str = ""
+    #: Fitted growth rate per step of the disturbance amplitude in that run.
+    growth_rate: float = math.nan
+    #: The same in the run at dt_measured (NaN when dt_measured is 0; at the largest step
+    #: tried when it is inf), with that run's steps and the largest disturbance energy it
+    #: reached over the initial one.
+    growth_rate_stable: float = math.nan
+    steps_stable: int = 0
+    energy_ratio_stable: float = math.nan
+    #: Threshold on the rate above which a run is unstable.
+    rate_threshold: float = math.nan
+    #: Steps of the run at dt_unstable, and how many of them hit the Newton cap.
+    steps: int = 0
+    newton_unconverged: int = 0
+    #: Linear-theory spectral radius at dt_unstable and at dt_measured (largest step tried
+    #: when it is inf); NaN where there is no such step or no theory.
+    rho_theory_unstable: float = math.nan
+    rho_theory_stable: float = math.nan
+    #: agree, nonlinear, saturated or missed_growth (:func:`agreement`); '' without a theory.
+    agreement: str = ""
 
 
 def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
@@ -73,30 +115,98 @@ def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
     return [*tongues, (f"cloth {cloth_size}x{cloth_size}", cloth(cloth_size, cloth_size))]
 
 
+def _radius(cache: dict[str, dict[float, float]], method: str, dt: float, lin: Any,
+            mu: np.ndarray) -> float:
+    """Spectral radius of ``method``'s G(dt), cached; NaN for no finite step or no theory."""
+    if not math.isfinite(dt) or dt <= 0.0 or method.startswith("scipy_"):
+        return math.nan
+    radii = cache.setdefault(method, {})
+    if dt not in radii:
+        radii[dt] = spectral_radius(method, dt, lin, generator_eigenvalues=mu)
+    return radii[dt]
+
+
+def agreement(row: StabilityRow, growth: float = GROWTH) -> str:
+    """How the measured limit of ``row`` relates to linear theory.
+
+    * ``nonlinear``: a run failed at a step that is linearly stable, i.e.
+      :math:`\\rho(G) \\le 1 +` :data:`~flocklab.models.springs.stability.RHO_TOLERANCE` at
+      ``dt_unstable`` and ``dt_unstable`` is below the theory limit (by more than its
+      relative resolution, 1e-6; at the limit itself a double eigenvalue on the unit circle
+      grows linearly in the step count); ``reason`` and ``note`` say how it failed;
+    * at the largest stable step the linear amplitude grows faster than twice the rate
+      threshold, :math:`\\rho > e^{2\\epsilon}`: ``saturated`` when the linear theory
+      predicts the run's disturbance energy to grow more than ``growth`` times
+      (:math:`\\rho^{2n} >` ``growth``, which would have ended the run) but it did not: the
+      growth stopped at a finite amplitude (``energy_ratio_stable``), a nonlinear effect;
+      ``missed_growth`` otherwise (the run was too short to see a linear instability);
+    * ``agree`` otherwise (a missing step, NaN, counts as agreeing); ``''`` for ``scipy_*``
+      (no theory).
+    """
+    if math.isnan(row.dt_theory):
+        return ""
+    if row.rho_theory_unstable <= 1.0 + RHO_TOLERANCE \
+            and row.dt_unstable < row.dt_theory * (1.0 - 1e-6):
+        return "nonlinear"
+    if row.rho_theory_stable > math.exp(2.0 * row.rate_threshold):
+        predicted = 2.0 * row.steps_stable * math.log(row.rho_theory_stable)
+        return "saturated" if predicted > math.log(growth) else "missed_growth"
+    return "agree"
+
+
 def stability_table(configs: Sequence[tuple[str, SpringSystem]],
                     methods: Sequence[str] = STUDY_METHODS, **measure: Any
                     ) -> list[StabilityRow]:
     """Theory and measured limits for every configuration and method (``measure`` goes to
-    :func:`~flocklab.models.springs.stability.measured_dt_max`)."""
+    :func:`~flocklab.models.springs.stability.measured_dt_max`), with how each measured limit
+    was decided: the reason and fitted rate of the run at the smallest unstable step, the
+    rate at the largest stable one, the linear theory's spectral radius at both steps, and
+    :func:`agreement`."""
+    rate = float(measure.get("rate", RATE_THRESHOLD))
     rows = []
     for label, system in configs:
         x_eq = static_equilibrium(system)
         lin = linearise(system, x_eq)
+        mu = np.linalg.eigvals(lin.generator())
         sqrt_mk = math.sqrt(float(np.min(system.mass[~system.fixed]))
                             / float(np.max(system.stiffness)))
         theories: dict[str, Any] = {}
+        radii: dict[str, dict[float, float]] = {}
         for method in methods:
             # the article's "Verlet" has semi-implicit Euler's update, hence the same G(h)
             same_update = "semi_implicit_euler" if method == "article_verlet" else method
             if same_update not in theories:
-                theories[same_update] = theory_dt_max(same_update, lin)
-            theory = theories[same_update]
+                cache = radii.setdefault(same_update, {})
+                theories[same_update] = (
+                    theory_dt_max(same_update, lin, generator_eigenvalues=mu, radii=cache),
+                    theory_dt_max(same_update, lin, tolerance=math.expm1(rate),
+                                  refine=RATE_THEORY_REFINE, generator_eigenvalues=mu,
+                                  radii=cache))
+            theory, theory_rate = theories[same_update]
             measured = measured_dt_max(system, method, x_eq, **measure)
-            unstable = sorted((dt, note) for dt, ok, note in measured.evaluations if not ok)
-            note = (f"at dt = {unstable[0][0]:.4g} s: {unstable[0][1]}" if unstable
+            dt_unstable = measured.dt_unstable
+            unstable = measured.probe(dt_unstable)
+            largest = measured.dt_max if math.isfinite(measured.dt_max) else max(
+                dt for dt, _, _ in measured.evaluations)
+            stable = measured.probe(largest) if measured.dt_max > 0 else None
+            note = (f"at dt = {dt_unstable:.4g} s: {unstable.note}" if unstable
                     else "stable at every dt tried")
-            rows.append(StabilityRow(label, method, theory.dt_max, measured.dt_max, sqrt_mk,
-                                     lin.omega_max, note))
+            row = StabilityRow(
+                label, method, theory.dt_max, measured.dt_max, sqrt_mk, lin.omega_max, note,
+                dt_theory_rate=theory_rate.dt_max, omega_min=lin.omega_min,
+                dt_unstable=dt_unstable,
+                reason=unstable.reason if unstable else "",
+                growth_rate=unstable.rate if unstable else math.nan,
+                growth_rate_stable=stable.rate if stable else math.nan,
+                steps_stable=stable.steps if stable else 0,
+                energy_ratio_stable=stable.energy_ratio if stable else math.nan,
+                rate_threshold=rate, steps=unstable.steps if unstable else 0,
+                newton_unconverged=unstable.newton_unconverged if unstable else 0,
+                rho_theory_unstable=_radius(radii, same_update, dt_unstable, lin, mu),
+                rho_theory_stable=_radius(radii, same_update, largest, lin, mu)
+                if stable else math.nan)
+            row.agreement = agreement(row, float(measure.get("growth", GROWTH)))
+            rows.append(row)
     return rows
 
 

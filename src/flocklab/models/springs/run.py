@@ -47,6 +47,36 @@ def max_abs_strain(x, v, springs, rest):  # pragma: no cover
     return largest
 
 
+@njit(cache=True)
+def disturbance_energy(x, v, x_eq, springs, rest, stiffness, mass, gravity, external, fixed,
+                       length_eq):  # pragma: no cover
+    r"""Total energy at ``(x, v)`` minus the total energy at rest at ``x_eq`` (J).
+
+    :math:`\sum_p \tfrac12 m_p |v_p|^2 - (m_p g + f_p)\cdot(x_p - x^*_p)` over free points plus
+    :math:`\sum_s \tfrac12 k_s (l_s - l^*_s)(l_s + l^*_s - 2L_s)` over springs (``length_eq`` the
+    lengths :math:`l^*` at ``x_eq``): the difference of the energies of
+    :func:`~flocklab.models.springs.forces.energies`, term by term, so a small disturbance is
+    not lost in the rounding of the total.
+    """
+    total = 0.0
+    for p in range(x.shape[0]):
+        if fixed[p]:
+            continue
+        for a in range(x.shape[1]):
+            total += 0.5 * mass[p] * v[p, a] ** 2 \
+                - (mass[p] * gravity[a] + external[p, a]) * (x[p, a] - x_eq[p, a])
+    for s in range(springs.shape[0]):
+        i = springs[s, 0]
+        j = springs[s, 1]
+        length = 0.0
+        for a in range(x.shape[1]):
+            length += (x[j, a] - x[i, a]) ** 2
+        length = math.sqrt(length)
+        total += 0.5 * stiffness[s] * (length - length_eq[s]) * (length + length_eq[s]
+                                                                  - 2.0 * rest[s])
+    return total
+
+
 @dataclass
 class RunResult:
     """Outcome of :func:`integrate`.

@@ -4,11 +4,14 @@ Three :class:`flocklab.tasks.Task` objects (:data:`TASKS`), each a pure computat
 returning a JSON-ready document and writing a CSV table beside it:
 
 * ``stability`` — for every integrator, the largest stable step measured by a sweep and
-  bisection on nonlinear runs against the linear-theory limit (spectral radius of the
-  one-step amplification matrix at the static equilibrium ≤ 1), on the structure of the
-  task's parameters at each ``mass`` x ``damping_kind`` of the options, plus optionally a
-  ``cloth_size`` x ``cloth_size`` cloth; then the verdicts of the articles' stability claims
-  decided by that table (:func:`flocklab.models.springs.claims.stability_verdicts`).
+  bisection on nonlinear runs (a run is unstable when the fitted growth rate per step of its
+  disturbance exceeds ``rate``, or it blows up; :mod:`flocklab.models.springs.stability`)
+  against the linear-theory limit (spectral radius of the one-step amplification matrix at
+  the static equilibrium ≤ 1, and ≤ e^rate), with the reason each edge run was unstable and
+  whether measurement and theory agree; on the structure of the task's parameters at each
+  ``mass`` x ``damping_kind`` of the options, plus optionally a ``cloth_size`` x
+  ``cloth_size`` cloth; then the verdicts of the articles' stability claims decided by that
+  table (:func:`flocklab.models.springs.claims.stability_verdicts`).
 * ``cloth_cost`` — the cloth claim of the mass–spring article: wall time per simulated
   second of implicit Euler (3 iterations, 0.016 s) against explicit and semi-implicit Euler
   (0.001 s), and verdicts.
@@ -86,9 +89,15 @@ class Stability(Task):
         _count("refine", 7, "bisection halvings of the bracket", 0),
         _list_option("span", [0.01, 100.0], "sweep range [low, high] in units of "
                      "2/omega_max", _POSITIVE, nullable=False),
+        ParameterSpec("rate", "float", 1e-3, "threshold on the fitted growth rate per step "
+                      "of the disturbance amplitude (above it a run is unstable)", low=0.0,
+                      high=1.0, low_inclusive=False),
+        ParameterSpec("periods", "float", 0.0, "runs also last this many periods of the "
+                      "slowest mode, 2 pi/omega_min", low=0.0),
     )
     figure = ("Largest stable time step of each integrator (log axis): filled circles "
-              "measured by a sweep and bisection on nonlinear runs, open diamonds the linear "
+              "measured by a sweep and bisection on nonlinear runs (unstable: the disturbance "
+              "grows faster than 1e-3 per step, or blows up), open diamonds the linear "
               "theory (spectral radius of the one-step amplification matrix at the static "
               "equilibrium <= 1), one colour per configuration, dotted: its sqrt(m/k). Top "
               "band: stable at every step (theory: unconditionally; measured: up to the "
@@ -191,16 +200,22 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
                    out_dir: Path) -> dict[str, Any]:
     """Stability table (measured vs theory dt_max, s) and the stability claims' verdicts.
 
+    Each row (:class:`flocklab.models.springs.claims.StabilityRow`) also gives the theory limit
+    at the rate threshold, the smallest unstable step with the reason and fitted rate of its
+    run, the linear theory's spectral radius around the edge and the agreement; the document
+    adds ``rate_threshold``, ``max_steps`` (longest extended run) and the agreement counts.
     A measured limit has relative resolution
     :math:`(\\Delta_{sweep})^{2^{-refine}} - 1` with :math:`\\Delta_{sweep}` the sweep's
     ratio of neighbouring steps; the sweep spans ``span`` x 2/omega_max (a limit below its
-    low end is reported as 0: unstable at every step tried). Runs last
-    ``max(run_time, min_steps * dt)``; the project's cloth (``cloth_size`` > 0) uses
+    low end is reported as 0: unstable at every step tried). Runs last at least
+    ``max(run_time, min_steps * dt)`` and ``periods`` periods of the slowest mode, doubled
+    while the fitted rate is within its error bound of ``rate`` (at most 4/rate steps); the
+    project's cloth (``cloth_size`` > 0) uses
     ``cloth_run_time`` instead of ``run_time`` when given (its 2/omega_max is 2.3 ms, so a
     quarter second is still > 100 x 2/omega_max and cuts its Newton runs at small steps).
     """
     from flocklab.models.springs.claims import stability_table, stability_verdicts
-    from flocklab.models.springs.stability import linearise
+    from flocklab.models.springs.stability import RATE_EFOLDS, linearise
 
     methods = opts["methods"] or list(STUDY_METHODS)
     low, high = opts["span"]
@@ -213,7 +228,8 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
             run_time = opts["cloth_run_time"]
         rows += stability_table([(label, system)], methods, run_time=run_time,
                                 min_steps=opts["min_steps"], points=opts["points"],
-                                refine=opts["refine"],
+                                refine=opts["refine"], rate=opts["rate"],
+                                periods=opts["periods"],
                                 dt_range=(low * 2.0 / omega, high * 2.0 / omega))
     table = [asdict(row) for row in rows]
     write_rows(table, out_dir / "stability.csv")
@@ -223,7 +239,11 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     verdicts = [asdict(v) for v in stability_verdicts(rows)] if claims else []
     return {"table": table, "resolution": resolution, "verdicts": verdicts,
             "verdicts_note": "" if claims else
-            f"verdicts need the methods {', '.join(CLAIM_METHODS)}"}
+            f"verdicts need the methods {', '.join(CLAIM_METHODS)}",
+            "rate_threshold": opts["rate"],
+            "max_steps": math.ceil(RATE_EFOLDS / opts["rate"]),
+            "agreement": {kind: sum(row.agreement == kind for row in rows)
+                          for kind in ("agree", "nonlinear", "saturated", "missed_growth")}}
 
 
 def cloth_cost_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, Any],
