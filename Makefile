@@ -1,6 +1,7 @@
 # Flocklab entry points. Each target creates .venv (Python >= 3.11, pip) when needed.
 #   make run        the default study set: simulations, figures, HTML report (results/)
 #   make test       ruff + the test suite (CI runs it, then .ci/slurm-test)
+#   make test-fast  ruff + the fast lane: no slow validations, no pipeline runs (minutes)
 #   make test-slow  the long statistical validations too
 #   make test-slurm the workflow on a one-node Slurm started on this machine (root, apt-get)
 #   make bench      the kernel benchmark (benchmarks/results/)
@@ -11,7 +12,7 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 STAMP   = $(VENV)/.installed
 
-.PHONY: run report test test-slow test-slurm lint bench clean-results
+.PHONY: run report test test-fast test-slow test-slurm lint bench clean-results
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +30,10 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow"
+
+test-fast: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow and not pipeline"
 
 test-slurm: $(STAMP)
 	bash .ci/slurm-test

@@ -7,8 +7,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,31 +16,22 @@ import yaml
 
 pytestmark = pytest.mark.pipeline
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
-               "--directory", str(workdir), *args]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
-    return result
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _no_bare_nan(text: str):
     raise AssertionError(f"bare {text} in a JSON file (strict JSON has null)")
 
 
-def _dry_run(workdir: Path, config: Path, *args: str) -> str:
+def _dry_run(snakemake, workdir: Path, config: Path, *args: str) -> str:
     result = snakemake(workdir, "--configfile", str(config), "--dry-run", "--cores", "1", *args)
     return result.stdout + result.stderr
 
 
-def planned_jobs(workdir: Path, config: Path, *args: str) -> dict[str, int]:
+def planned_jobs(snakemake, workdir: Path, config: Path, *args: str) -> dict[str, int]:
     """Rule -> job count from a dry run's job-stats table (empty when nothing is to be done);
     the block jobs of every study (rules ``simulate_<study>_<block>``) count as ``simulate``."""
-    text = _dry_run(workdir, config, *args)
+    text = _dry_run(snakemake, workdir, config, *args)
     if "Nothing to be done" in text:
         return {}
     table = text.split("Job stats:", 1)[1]
@@ -57,9 +46,9 @@ def planned_jobs(workdir: Path, config: Path, *args: str) -> dict[str, int]:
     return jobs
 
 
-def planned_runs(workdir: Path, config: Path, *args: str) -> set[str]:
+def planned_runs(snakemake, workdir: Path, config: Path, *args: str) -> set[str]:
     """The run files the dry run's simulate jobs would write."""
-    text = _dry_run(workdir, config, *args)
+    text = _dry_run(snakemake, workdir, config, *args)
     runs: set[str] = set()
     for _rule, outputs in re.findall(r"rule (simulate_\w+):\n\s+output: ([^\n]+)", text):
         runs.update(outputs.split(", "))
@@ -67,7 +56,7 @@ def planned_runs(workdir: Path, config: Path, *args: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory):
+def finished(tmp_path_factory, snakemake):
     workdir = tmp_path_factory.mktemp("pipeline")
     config_path = workdir / "config.yaml"
     config_path.write_text((REPO / "config" / "test.yaml").read_text())
@@ -191,36 +180,37 @@ def test_sensitivity_outputs(finished):
     assert "sobol_indices.png" in report
 
 
-def test_growing_the_sobol_design_runs_only_the_new_points(finished):
+def test_growing_the_sobol_design_runs_only_the_new_points(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["sobol"]["sensitivity"].update(samples=16))
     # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new runs, in one block
-    jobs = planned_jobs(workdir, changed)
+    jobs = planned_jobs(snakemake, workdir, changed)
     assert jobs == {"all": 1, "sample": 1, "simulate": 1, "summarize": 1,
                     "analyse_sensitivity": 1, "figure": 2}
-    new = planned_runs(workdir, changed)
+    new = planned_runs(snakemake, workdir, changed)
     old = {str(path.relative_to(workdir)) for path in
            (workdir / "results" / "sobol" / "runs").glob("*/rep0.nc")}
     assert len(new) == 32 and not new & old
 
 
-def test_changing_the_bootstrap_reruns_only_the_analysis(finished):
+def test_changing_the_bootstrap_reruns_only_the_analysis(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["morris"]["sensitivity"].update(resamples=20))
-    assert planned_jobs(workdir, changed) == {"all": 1, "analyse_sensitivity": 1, "figure": 1}
+    assert planned_jobs(snakemake, workdir, changed) == {"all": 1, "analyse_sensitivity": 1,
+                                                         "figure": 1}
 
 
-def test_nothing_to_do_after_a_complete_run(finished):
+def test_nothing_to_do_after_a_complete_run(finished, snakemake):
     workdir, config_path = finished
-    assert planned_jobs(workdir, config_path) == {}
+    assert planned_jobs(snakemake, workdir, config_path) == {}
 
 
-def test_changing_a_figure_option_reruns_only_that_figure(finished):
+def test_changing_a_figure_option_reruns_only_that_figure(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path, lambda c: c["figures"]["fig2a"].update(title="new title"))
-    assert planned_jobs(workdir, changed) == {"all": 1, "figure": 1}
+    assert planned_jobs(snakemake, workdir, changed) == {"all": 1, "figure": 1}
 
 
 def _figures_of(config_path, study):
@@ -229,49 +219,49 @@ def _figures_of(config_path, study):
                if spec["study"] == study and spec["kind"] != "animation")
 
 
-def test_adding_a_noise_value_runs_only_the_new_simulations(finished):
+def test_adding_a_noise_value_runs_only_the_new_simulations(finished, snakemake):
     workdir, config_path = finished
     etas = [round(0.5 * k, 1) for k in range(13)] + [6.25]
     changed = _rewrite(config_path, lambda c: c["studies"]["noise"]["sweep"][1].update(eta=etas))
     # one new eta for 2 sizes x 2 replicates, in one block; then that study's summary, fits
     # and figures
-    assert planned_jobs(workdir, changed) == {
+    assert planned_jobs(snakemake, workdir, changed) == {
         "all": 1, "simulate": 1, "summarize": 1, "fit_critical": 1, "fss": 1,
         "figure": _figures_of(config_path, "noise")}
-    assert planned_runs(workdir, changed) == {
+    assert planned_runs(snakemake, workdir, changed) == {
         f"results/noise/runs/N={n}_L={box}_eta=6.25/rep{r}.nc"
         for n, box in ((40, 3.2), (100, 5.0)) for r in (0, 1)}
 
 
-def test_threads_and_cores_rerun_nothing(finished):
+def test_threads_and_cores_rerun_nothing(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path, lambda c: c.update(threads=2))
-    assert planned_jobs(workdir, changed, "--cores", "2") == {}
-    assert planned_jobs(workdir, config_path, "--cores", "2") == {}
+    assert planned_jobs(snakemake, workdir, changed, "--cores", "2") == {}
+    assert planned_jobs(snakemake, workdir, config_path, "--cores", "2") == {}
 
 
-def test_a_changed_fixed_parameter_reruns_that_study_s_runs(finished):
+def test_a_changed_fixed_parameter_reruns_that_study_s_runs(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path, lambda c: c["studies"]["density"]["params"].update(r=1.1))
-    runs = planned_runs(workdir, changed)
+    runs = planned_runs(snakemake, workdir, changed)
     assert runs == {str(path.relative_to(workdir)) for path in
                     (workdir / "results" / "density" / "runs").glob("*/rep*.nc")}
 
 
-def test_changing_a_fit_option_reruns_only_the_fit_and_its_figure(finished):
+def test_changing_a_fit_option_reruns_only_the_fit_and_its_figure(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["noise"]["critical"].update(bootstrap=10))
-    assert planned_jobs(workdir, changed) == {"all": 1, "fit_critical": 1, "figure": 1}
+    assert planned_jobs(snakemake, workdir, changed) == {"all": 1, "fit_critical": 1, "figure": 1}
 
 
-def test_changing_burn_in_reruns_the_summary_not_simulations(finished):
+def test_changing_burn_in_reruns_the_summary_not_simulations(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path, lambda c: c["studies"]["density"].update(burn_in=100))
-    assert planned_jobs(workdir, changed) == {"all": 1, "summarize": 1, "figure": 1}
+    assert planned_jobs(snakemake, workdir, changed) == {"all": 1, "summarize": 1, "figure": 1}
 
 
-def test_bad_config_fails_before_any_job(tmp_path):
+def test_bad_config_fails_before_any_job(tmp_path, snakemake):
     config = yaml.safe_load((REPO / "config" / "test.yaml").read_text())
     config["studies"]["noise"]["params"]["r"] = -1.0
     path = tmp_path / "bad.yaml"
@@ -282,7 +272,7 @@ def test_bad_config_fails_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_lint_is_clean(tmp_path):
+def test_lint_is_clean(tmp_path, snakemake):
     result = snakemake(tmp_path, "--configfile", str(REPO / "config" / "test.yaml"), "--lint",
                        check=False)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -293,7 +283,7 @@ def test_lint_is_clean(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def plugin_run(tmp_path_factory):
+def plugin_run(tmp_path_factory, snakemake):
     """The two test-only models (tests/plugins, registered through the entry-point group)
     through simulate -> summary -> critical fit / sensitivity -> figures."""
     workdir = tmp_path_factory.mktemp("plugins")

@@ -15,14 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from test_pipeline import snakemake
 
 pytestmark = pytest.mark.pipeline
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "config" / "zonal_test.yaml"
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory):
+def finished(tmp_path_factory, snakemake):
     workdir = tmp_path_factory.mktemp("zonal_pipeline")
     config = workdir / "config.yaml"
     shutil.copy(CONFIG, config)

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from test_pipeline import REPO, snakemake
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.pipeline
 
@@ -28,13 +29,7 @@ RELATIVE_TOLERANCE = 2e-3
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory) -> Path:
-    from flocklab.core.registry import available_models
-
-    assert "dragon_agents" in available_models(), (
-        "dragon_agents is not registered: add dragon_agents = "
-        "\"flocklab.models.dragon_agents:DragonAgents\" to pyproject's flocklab.models "
-        "entry points and reinstall")
+def results(tmp_path_factory, snakemake) -> Path:
     workdir = tmp_path_factory.mktemp("dragon_agents_pipeline")
     snakemake(workdir, "--configfile", str(CONFIG), "--cores", "2")
     return workdir / "results"

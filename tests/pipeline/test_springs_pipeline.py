@@ -5,19 +5,21 @@ studies, the series and snapshot figures, the stability and accuracy tasks and t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from test_pipeline import REPO, snakemake
 
 from flocklab.config import load_config
 
 pytestmark = pytest.mark.pipeline
 
+REPO = Path(__file__).resolve().parents[2]
+
 CONFIG = REPO / "config" / "springs_test.yaml"
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory):
+def finished(tmp_path_factory, snakemake):
     workdir = tmp_path_factory.mktemp("springs_pipeline")
     snakemake(workdir, "--configfile", str(CONFIG), "--cores", "2")
     snakemake(workdir, "--configfile", str(CONFIG), "--report",

@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 
 #: Reference data: cases.json, runs/*.nc, tasks/<case>/{result.json, tables.json, tables}.
-DATA_DIR = Path(__file__).parent / "data" / "reference"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "reference"
 
 #: Task cases too slow for the default run (seconds on 2 idle cores at 48d463d).
 SLOW_TASKS = {

@@ -212,7 +212,7 @@ def _allpairs_reference():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_zonal.py"
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_zonal.py"
     spec = importlib.util.spec_from_file_location("bench_zonal", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -12,7 +12,7 @@ import pytest
 import flocklab
 from flocklab.testing import check_model
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: Small settings per model (defaults where they are already small); several per model
 #: where a variant keeps state of its own (predators, a cloth, a delay).

@@ -144,7 +144,7 @@ def test_check_task_errors_name_the_option(task: str, options: dict, key: str) -
     assert error.value.name == key and f"'{key}'" in str(error.value)
 
 
-CONFIG = Path(__file__).resolve().parents[1] / "config" / "dragon.yaml"
+CONFIG = Path(__file__).resolve().parents[3] / "config" / "dragon.yaml"
 
 
 def _dragon_config(task: str, entry: dict) -> dict:
