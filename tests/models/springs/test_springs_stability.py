@@ -15,7 +15,7 @@ from flocklab.models.springs.claims import (
     stability_verdicts,
 )
 from flocklab.models.springs.integrators import get_integrator
-from flocklab.models.springs.run import disturbance_energy
+from flocklab.models.springs.kernels import disturbance_energy
 from flocklab.models.springs.stability import (
     RATE_THRESHOLD,
     amplification_matrix,

@@ -51,6 +51,18 @@ def check_summary_quantity(key: str, name: str, model: Any) -> None:
         raise ConfigError(f"config key '{key}': '{name}' is not one of {', '.join(quantities)}")
 
 
+#: Schema keys of an entry naming one run of a study (a panel, a line), shared by the kinds.
+RUN_ENTRY = """\
+            required: [point]
+            properties:
+              point:
+                type: object
+                description: Swept parameter values identifying the run.
+                additionalProperties: {$ref: "#/$defs/value"}
+              replicate: {type: integer, minimum: 0, default: 0, description: replicate index}
+"""
+
+
 def check_log_axis(key: str, name: str, values: list) -> None:
     """A logarithmic axis over the swept ``values`` of ``name`` needs positive numbers."""
     if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
@@ -73,14 +85,7 @@ class Snapshots(StudyKind):
           items:
             type: object
             additionalProperties: false
-            required: [point]
-            properties:
-              point:
-                type: object
-                description: Swept parameter values identifying the run.
-                additionalProperties: {$ref: "#/$defs/value"}
-              replicate: {type: integer, minimum: 0, default: 0, description: replicate index}
-              frame:
+{run_entry}              frame:
                 enum: [first, last]
                 default: last
                 description: first = the initial state; last = the final state.
@@ -91,7 +96,7 @@ class Snapshots(StudyKind):
           default: 20
           description: Steps of trajectory drawn behind each particle (needs snapshots every step).
         columns: {type: integer, minimum: 1, default: 2, description: panels per row}
-    """
+    """.replace("{run_entry}", RUN_ENTRY)
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -285,16 +290,9 @@ class Series(StudyKind):
           items:
             type: object
             additionalProperties: false
-            required: [point]
-            properties:
-              point:
-                type: object
-                description: Swept parameter values identifying the run.
-                additionalProperties: {$ref: "#/$defs/value"}
-              replicate: {type: integer, minimum: 0, default: 0, description: replicate index}
-              label: {type: string, default: "", description: legend entry}
+{run_entry}              label: {type: string, default: "", description: legend entry}
         logy: {type: boolean, default: false, description: logarithmic vertical axes}
-    """
+    """.replace("{run_entry}", RUN_ENTRY)
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:

@@ -247,7 +247,7 @@ class Springs(Model):
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
         """``k`` integrator steps with a blow-up check after each."""
-        from flocklab.models.springs.run import max_abs_strain
+        from flocklab.models.springs.kernels import max_abs_strain
 
         if state["blown"][0]:
             return

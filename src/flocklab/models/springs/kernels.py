@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -137,3 +138,51 @@ def newton_rhs(mass, free, w, v, force, h, out):  # pragma: no cover
         q = free[k]
         out[k] = h * force[q] - mass[k] * (w[q] - v[q])
     return out
+
+
+@njit(cache=True, inline="always")
+def spring_length(x, i, j):  # pragma: no cover
+    """Length of the spring from point ``i`` to point ``j`` at positions ``x`` (N, D)."""
+    length = 0.0
+    for a in range(x.shape[1]):
+        length += (x[j, a] - x[i, a]) ** 2
+    return math.sqrt(length)
+
+
+@njit(cache=True)
+def max_abs_strain(x, v, springs, rest):  # pragma: no cover
+    """max_s |l_s / L_s - 1|, or inf when any position or velocity is not finite."""
+    for p in range(x.shape[0]):
+        for a in range(x.shape[1]):
+            if not (np.isfinite(x[p, a]) and np.isfinite(v[p, a])):
+                return np.inf
+    largest = 0.0
+    for s in range(springs.shape[0]):
+        strain = abs(spring_length(x, springs[s, 0], springs[s, 1]) / rest[s] - 1.0)
+        largest = max(largest, strain)
+    return largest
+
+
+@njit(cache=True)
+def disturbance_energy(x, v, x_eq, springs, rest, stiffness, mass, gravity, external, fixed,
+                       length_eq):  # pragma: no cover
+    r"""Total energy at ``(x, v)`` minus the total energy at rest at ``x_eq`` (J).
+
+    :math:`\sum_p \tfrac12 m_p |v_p|^2 - (m_p g + f_p)\cdot(x_p - x^*_p)` over free points plus
+    :math:`\sum_s \tfrac12 k_s (l_s - l^*_s)(l_s + l^*_s - 2L_s)` over springs (``length_eq`` the
+    lengths :math:`l^*` at ``x_eq``): the difference of the energies of
+    :func:`~flocklab.models.springs.forces.energies`, term by term, so a small disturbance is
+    not lost in the rounding of the total.
+    """
+    total = 0.0
+    for p in range(x.shape[0]):
+        if fixed[p]:
+            continue
+        for a in range(x.shape[1]):
+            total += 0.5 * mass[p] * v[p, a] ** 2 \
+                - (mass[p] * gravity[a] + external[p, a]) * (x[p, a] - x_eq[p, a])
+    for s in range(springs.shape[0]):
+        length = spring_length(x, springs[s, 0], springs[s, 1])
+        total += 0.5 * stiffness[s] * (length - length_eq[s]) * (length + length_eq[s]
+                                                                  - 2.0 * rest[s])
+    return total

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from flocklab.core.parameters import ParameterError
 from flocklab.models.springs.forces import energies, strains
 from flocklab.models.springs.integrators import get_integrator
+from flocklab.models.springs.kernels import max_abs_strain
 from flocklab.models.springs.structure import SpringSystem
 
 #: Largest |strain| of a spring before a run is declared blown up.
@@ -26,55 +26,6 @@ STRAIN_BOUND = 2.0
 #: Settling band: fraction of the initial tip distance from its static equilibrium.
 SETTLING_FRACTION = 0.02
 OBSERVABLES = ("kinetic", "elastic", "gravitational", "external", "total", "max_strain")
-
-
-@njit(cache=True)
-def max_abs_strain(x, v, springs, rest):  # pragma: no cover
-    """max_s |l_s / L_s - 1|, or inf when any position or velocity is not finite."""
-    for p in range(x.shape[0]):
-        for a in range(x.shape[1]):
-            if not (np.isfinite(x[p, a]) and np.isfinite(v[p, a])):
-                return np.inf
-    largest = 0.0
-    for s in range(springs.shape[0]):
-        i = springs[s, 0]
-        j = springs[s, 1]
-        length = 0.0
-        for a in range(x.shape[1]):
-            length += (x[j, a] - x[i, a]) ** 2
-        strain = abs(math.sqrt(length) / rest[s] - 1.0)
-        largest = max(largest, strain)
-    return largest
-
-
-@njit(cache=True)
-def disturbance_energy(x, v, x_eq, springs, rest, stiffness, mass, gravity, external, fixed,
-                       length_eq):  # pragma: no cover
-    r"""Total energy at ``(x, v)`` minus the total energy at rest at ``x_eq`` (J).
-
-    :math:`\sum_p \tfrac12 m_p |v_p|^2 - (m_p g + f_p)\cdot(x_p - x^*_p)` over free points plus
-    :math:`\sum_s \tfrac12 k_s (l_s - l^*_s)(l_s + l^*_s - 2L_s)` over springs (``length_eq`` the
-    lengths :math:`l^*` at ``x_eq``): the difference of the energies of
-    :func:`~flocklab.models.springs.forces.energies`, term by term, so a small disturbance is
-    not lost in the rounding of the total.
-    """
-    total = 0.0
-    for p in range(x.shape[0]):
-        if fixed[p]:
-            continue
-        for a in range(x.shape[1]):
-            total += 0.5 * mass[p] * v[p, a] ** 2 \
-                - (mass[p] * gravity[a] + external[p, a]) * (x[p, a] - x_eq[p, a])
-    for s in range(springs.shape[0]):
-        i = springs[s, 0]
-        j = springs[s, 1]
-        length = 0.0
-        for a in range(x.shape[1]):
-            length += (x[j, a] - x[i, a]) ** 2
-        length = math.sqrt(length)
-        total += 0.5 * stiffness[s] * (length - length_eq[s]) * (length + length_eq[s]
-                                                                  - 2.0 * rest[s])
-    return total
 
 
 @dataclass

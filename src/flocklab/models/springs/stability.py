@@ -27,7 +27,7 @@ velocity).
 (:func:`stability_run`) from the equilibrium plus a seeded random displacement of every free
 coordinate (uniform in ± ``perturbation`` x mean rest length, at rest) and records the
 disturbance energy :math:`D_k = E(x_k, v_k) - E(x^*, 0)` after every step
-(:func:`~flocklab.models.springs.run.disturbance_energy`). For the linearised system
+(:func:`~flocklab.models.springs.kernels.disturbance_energy`). For the linearised system
 :math:`D` is a sum of modal energies, each multiplied per step by :math:`|\lambda|^2` of its
 eigenvalue of :math:`G(h)` (up to a bounded oscillation of the physical energy about the
 method's modified one); once the damped modes have decayed the largest factor,
@@ -115,7 +115,8 @@ import numpy as np
 
 from flocklab.models.springs.forces import force_jacobians
 from flocklab.models.springs.integrators import get_integrator
-from flocklab.models.springs.run import STRAIN_BOUND, disturbance_energy, max_abs_strain
+from flocklab.models.springs.kernels import disturbance_energy, max_abs_strain
+from flocklab.models.springs.run import STRAIN_BOUND
 from flocklab.models.springs.statics import static_equilibrium
 from flocklab.models.springs.structure import SpringSystem
 
