@@ -35,3 +35,8 @@ INTEGRATOR_ARTICLE = ("\"弹簧质点系统仿真：显式与隐式积分器的�
                       "article, undated")
 COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models), "
                             "contest papers and slides, unsigned, undated")
+LI_SHAO_QIAN_2002 = ("X. L. Li, Z. J. Shao and J. X. Qian, \"An optimizing method based on "
+                     "autonomous animats: fish-swarm algorithm\", Systems Engineering — Theory "
+                     "& Practice 22(11), 32 (2002)")
+PITCHER_1982 = ("T. J. Pitcher, A. E. Magurran and I. J. Winfield, \"Fish in larger shoals "
+                "find food faster\", Behav. Ecol. Sociobiol. 10, 149 (1982)")

@@ -30,6 +30,10 @@ CASES = [
     ("springs", {}, None),
     ("springs", {"structure": "cloth", "nx": 4, "ny": 4, "integrator": "implicit_euler"},
      {"dt": 0.005}),
+    ("foraging", {"N": 30}, None),
+    ("foraging", {"N": 30, "Lx": 30.0, "Ly": 20.0, "obstacles": [{"rect": [10, 5, 14, 12]}],
+                  "predators": [{"position": [25.0, 15.0]}], "regrowth": 0.05,
+                  "food": [{"rect": [2, 2, 8, 8], "density": 3.0}]}, {"snapshot_every": 0.4}),
     ("oscillator", {}, None),
     ("noisy_phases", {"N": 20}, None),
 ]
