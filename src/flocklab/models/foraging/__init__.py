@@ -105,16 +105,14 @@ class Foraging(Model):
             count=lambda params: len(params["predators"]), trailing=(("axis", 2),)),
     }
     run_metrics = (
-        Metric("survival", "share of the agents alive at the end", "1"),
-        Metric("starved", "share of the agents starved", "1"),
-        Metric("captured", "share of the agents captured", "1"),
-        Metric("lifetime", "restricted mean lifetime: mean over agents of min(death, t_end)",
-               "s"),
-        Metric("food_time", "restricted mean time to first stand on food (t_end: never)",
-               "s"),
-        Metric("found_food", "share of the agents that ever stood on food", "1"),
+        Metric("survival", "share alive at the end", "1"),
+        Metric("starved", "share starved", "1"),
+        Metric("captured", "share captured", "1"),
+        Metric("lifetime", "mean lifetime min(death, t_end)", "s"),
+        Metric("food_time", "mean time to food (never: t_end)", "s"),
+        Metric("found_food", "share that stood on food", "1"),
         Metric("eaten", "energy eaten per agent", "energy"),
-        Metric("energy_final", "mean S = E/E_max of the living at the end (NaN: none)", "1"),
+        Metric("energy_final", "mean S of the living at the end", "1"),
     )
     derived_quantities = (
         DerivedQuantity("food_density", "nominal mean food density at the start",

@@ -94,5 +94,35 @@ def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:
     right.set_xticks([0, 1], ["solitary", "grouped"])
     right.set_xlim(-0.4, 1.4)
     right.set_ylabel("survival at $t_{end}$")
-    right.set_title(f"{result['verdict']}: p = {result['p_greater']:.2g}", fontsize=9)
-    fig.tight_layout()
+    marks = {"survival": "survival", "food_time": "time to food"}
+    right.set_title("; ".join(f"{marks[c['output']]}: {c['verdict']} "
+                              f"(p = {min(c['p_better'], c['p_worse']):.2g})"
+                              for c in result["claims"]), fontsize=8)
+
+
+def budget_figure(fig: Any, result: Mapping[str, Any], params: Mapping[str, Any]) -> None:
+    """Left: death time against speed with E0/(k v + b); right: energy paths on uniform
+    fields with their closed forms."""
+    left, right = fig.subplots(1, 2)
+    deaths = [row for row in result["rows"] if row["check"] == "death time"]
+    speed = np.array([row["value"] for row in deaths])
+    fine = np.linspace(0.0, speed.max() * 1.05, 200)
+    left.plot(fine, params["E0"] / (params["k_metabolic"] * fine + params["b_metabolic"]),
+              color="0.3", lw=1, label="$E_0/(kv+b)$")
+    left.plot(speed, [row["measured"] for row in deaths], "o", color="tab:red", ms=5,
+              label="simulation")
+    left.set_xlabel("speed $v$ [length/s]")
+    left.set_ylabel("time of death [s]")
+    left.legend(fontsize=8)
+    mu = params["k_metabolic"] * params["speed"] + params["b_metabolic"]
+    for k, (density, path) in enumerate(result["paths"].items()):
+        time = np.asarray(path["time"])
+        colour = f"C{k}"
+        right.plot(time, path["energy"], color=colour, lw=1.5, label=f"F = {density}")
+        line = np.minimum(params["E_max"], params["E0"]
+                          + (params["feeding_rate"] * float(density) - mu) * time)
+        right.plot(time, line, "--", color="k", lw=0.8)
+    right.set_xlabel("t [s]")
+    right.set_ylabel("energy $E$")
+    right.legend(fontsize=7)
+    right.set_title(f"largest error {result['largest_error']:.1e}", fontsize=9)
