@@ -5,11 +5,12 @@ cost per agent-step from 10^2 to 10^5 agents, in one run.
   R = 5 on average if uniform), 40 random patches (radius 5, density 2, regrowing), with and
   without four obstacles: one step of :func:`flocklab.models.foraging.engine.advance`
   (hashed cell list, numba) against :func:`flocklab.models.foraging.reference.step` (the same
-  step on the full N x N distance matrix, NumPy), from the same state; the largest
-  difference between their results is printed beside the times.
-* N = 100 ... 100,000 at the same density (arena side sqrt(N / 0.05), N / 50 patches): wall
-  time per step of the engine over 20 steps after a warm-up, with the threads numba has and
-  with one thread (the serial kernels), and the mean number of partners.
+  step on the full N x N distance matrix, NumPy), from the same state, both on one thread,
+  wall and CPU time; the largest difference between their results is printed beside the
+  times.
+* N = 100 ... 100,000 at the same density (arena side sqrt(N / 0.05), N / 50 patches): time
+  per step of the engine over 20 steps after a warm-up, with the threads numba has (wall)
+  and with one thread (the serial kernels; wall and CPU), and the mean number of partners.
 
 Writes a markdown table to ``benchmarks/results/foraging.md``. Usage::
 
@@ -24,6 +25,7 @@ import os
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numba
@@ -68,30 +70,39 @@ def partners(state: dict) -> float:
     return float(np.diff(grid.start).mean())
 
 
+def _timed(call) -> tuple[float, float]:
+    """Wall and CPU seconds (this process, all threads) of ``call()``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    call()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def compare(params: dict, repeats: int) -> dict:
-    """Median step time of the engine and of the all-pairs reference, same start."""
+    """Median step time (wall and CPU) of the engine and of the all-pairs reference, from
+    the same state, on one thread."""
     state = prepared(params)
     fast_times, slow_times, diff = [], [], 0.0
-    for k in range(repeats):
-        fast, slow = copy_state(state), copy_state(state)
-        start = time.perf_counter()
-        engine.advance(fast, params, 20 + k, 1)
-        fast_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        reference.step(slow, params, 20 + k)
-        slow_times.append(time.perf_counter() - start)
-        diff = max(diff, float(np.abs(fast["pos"] - slow["pos"]).max()),
-                   float(np.abs(fast["energy"] - slow["energy"]).max()))
-    return {"fast": float(np.median(fast_times)), "slow": float(np.median(slow_times)),
-            "diff": diff, "partners": partners(state)}
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        for k in range(repeats):
+            fast, slow = copy_state(state), copy_state(state)
+            fast_times.append(_timed(partial(engine.advance, fast, params, 20 + k, 1)))
+            slow_times.append(_timed(partial(reference.step, slow, params, 20 + k)))
+            diff = max(diff, float(np.abs(fast["pos"] - slow["pos"]).max()),
+                       float(np.abs(fast["energy"] - slow["energy"]).max()))
+    finally:
+        numba.set_num_threads(threads)
+    fast_times, slow_times = np.median(fast_times, axis=0), np.median(slow_times, axis=0)
+    return {"fast": fast_times[0], "slow": slow_times[0], "fast_cpu": fast_times[1],
+            "slow_cpu": slow_times[1], "diff": diff, "partners": partners(state)}
 
 
-def per_step(params: dict, steps: int) -> tuple[float, float]:
-    """Wall time per step over ``steps`` steps, and the mean partner count."""
+def per_step(params: dict, steps: int) -> tuple[float, float, float]:
+    """Wall and CPU time per step over ``steps`` steps, and the mean partner count."""
     state = prepared(params, warm=3)
-    start = time.perf_counter()
-    engine.advance(state, params, 3, steps)
-    return (time.perf_counter() - start) / steps, partners(state)
+    wall, cpu = _timed(partial(engine.advance, state, params, 3, steps))
+    return wall / steps, cpu / steps, partners(state)
 
 
 def scaling(sizes: list[int], steps: int) -> list[dict]:
@@ -99,16 +110,17 @@ def scaling(sizes: list[int], steps: int) -> list[dict]:
     threads = numba.get_num_threads()
     for n in sizes:
         params = scene(n)
-        wall, near = per_step(params, steps)
+        wall, _, near = per_step(params, steps)
         numba.set_num_threads(1)
         try:
-            serial, _ = per_step(params, steps)
+            serial_wall, serial_cpu, _ = per_step(params, steps)
         finally:
             numba.set_num_threads(threads)
-        rows.append({"N": n, "step": wall, "agent": wall / n, "serial": serial / n,
-                     "partners": near})
+        rows.append({"N": n, "step": wall, "agent": wall / n, "serial": serial_wall / n,
+                     "serial_cpu": serial_cpu / n, "partners": near})
         print(f"N = {n}: {wall * 1e3:.3f} ms/step, {wall / n * 1e9:.0f} ns/agent-step, "
-              f"serial {serial / n * 1e9:.0f} ns, partners {near:.1f}", flush=True)
+              f"one thread {serial_wall / n * 1e9:.0f} ns wall, {serial_cpu / n * 1e9:.0f} ns "
+              f"CPU, partners {near:.1f}", flush=True)
     return rows
 
 
@@ -123,26 +135,31 @@ def markdown(cases: dict[str, dict], rows: list[dict]) -> str:
         "# Foraging model: speed", "",
         f"Measured by `benchmarks/bench_foraging.py` on {platform.machine()} with "
         f"{os.cpu_count()} cores, {numba.get_num_threads()} numba threads, load average "
-        f"{load:.1f} at the end (shared machine), Python {sys.version.split()[0]}, numba "
+        f"{load:.1f} at the end (shared machine: wall times are inflated by the load, CPU "
+        f"times of the one-thread runs much less), Python {sys.version.split()[0]}, numba "
         f"{numba.__version__}, NumPy {np.__version__}. Kernels run serially below 4096 "
-        "agents. Times are wall-clock seconds per step of the time loop after warm-up "
-        "(neighbour grid, decisions and moves, feeding, regrowth; no recording).", "",
-        "One step at N = 2,000 (200 x 200 arena, 40 patches, regrowth on), from the same "
-        "state (median of repeats):", "",
-        "| case | flocklab (hashed grid, numba) | all-pairs NumPy | ratio | largest "
-        "difference | partners/agent |", "| --- | --- | --- | --- | --- | --- |"]
+        "agents. Times are per step of the time loop after warm-up (neighbour grid, "
+        "decisions and moves, feeding, regrowth; no recording).", "",
+        "One step at N = 2,000 (200 x 200 arena, 40 patches, regrowth on, schools of 10), "
+        "from the same state, both on one thread (median of repeats):", "",
+        "| case | flocklab (hashed grid, numba): wall / CPU | all-pairs NumPy: wall / CPU | "
+        "ratio (CPU) | largest difference | partners/agent |",
+        "| --- | --- | --- | --- | --- | --- |"]
     for name, case in cases.items():
-        lines.append(f"| {name} | {_time(case['fast'])} | {_time(case['slow'])} | "
-                     f"{case['slow'] / case['fast']:.0f}× | {case['diff']:.1e} | "
+        lines.append(f"| {name} | {_time(case['fast'])} / {_time(case['fast_cpu'])} | "
+                     f"{_time(case['slow'])} / {_time(case['slow_cpu'])} | "
+                     f"{case['slow_cpu'] / case['fast_cpu']:.0f}× | {case['diff']:.1e} | "
                      f"{case['partners']:.1f} |")
     lines += ["", f"Cost per agent-step against N at a fixed density ({DENSITY} agents per "
               "unit area, arena side sqrt(N/0.05), N/50 patches of radius 5, food cells of "
               "side 1, regrowth on; schools of 10):", "",
-              "| N | per step | per agent-step | one thread: per agent-step | partners/agent |",
-              "| --- | --- | --- | --- | --- |"]
+              "| N | per step (all threads, wall) | per agent-step (all threads, wall) | "
+              "one thread: per agent-step, wall | one thread: per agent-step, CPU | "
+              "partners/agent |", "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         lines.append(f"| {row['N']:,} | {_time(row['step'])} | {row['agent'] * 1e9:.0f} ns | "
-                     f"{row['serial'] * 1e9:.0f} ns | {row['partners']:.1f} |")
+                     f"{row['serial'] * 1e9:.0f} ns | {row['serial_cpu'] * 1e9:.0f} ns | "
+                     f"{row['partners']:.1f} |")
     return "\n".join(lines) + "\n"
 
 
