@@ -40,3 +40,5 @@ LI_SHAO_QIAN_2002 = ("X. L. Li, Z. J. Shao and J. X. Qian, \"An optimizing metho
                      "& Practice 22(11), 32 (2002)")
 PITCHER_1982 = ("T. J. Pitcher, A. E. Magurran and I. J. Winfield, \"Fish in larger shoals "
                 "find food faster\", Behav. Ecol. Sociobiol. 10, 149 (1982)")
+CLARK_MANGEL_1986 = ("C. W. Clark and M. Mangel, \"The evolutionary advantages of group "
+                     "foraging\", Theor. Popul. Biol. 30, 45 (1986)")

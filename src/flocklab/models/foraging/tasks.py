@@ -22,6 +22,8 @@ References
 F. Wilcoxon, "Individual comparisons by ranking methods", Biometrics Bulletin 1, 80 (1945).
 T. J. Pitcher, A. E. Magurran and I. J. Winfield, "Fish in larger shoals find food
 faster", Behav. Ecol. Sociobiol. 10, 149 (1982).
+C. W. Clark and M. Mangel, "The evolutionary advantages of group foraging", Theor. Popul.
+Biol. 30, 45 (1986) (shared information against shared food).
 """
 
 from __future__ import annotations
