@@ -13,9 +13,9 @@ whatever ``flocklab`` is importable and compared:
   document is equal key for key and value for value (floats exactly, ``int`` vs ``float`` vs
   ``bool`` distinguished, NaN equal to NaN), except the machine-dependent fields in
   :data:`MACHINE_DEPENDENT` (present, but not compared) and the prose of claim verdicts
-  (:data:`CLAIM_TEXT` not compared, :data:`EVIDENCE_TEXT` compared by the numbers it quotes); the table files written into the
-  task's directory are the same files with the same bytes (tables with timing columns:
-  the same cells outside those columns).
+  (:data:`CLAIM_TEXT` not compared, :data:`EVIDENCE_TEXT` compared by the numbers it
+  quotes); the table files written into the task's directory are the same files with
+  the same bytes (tables with timing columns: the same cells outside those columns).
 
 The reference ``result.json`` files were written with ``json.dumps(..., allow_nan=True)``,
 so NaN and infinities appear as the tokens ``NaN`` / ``Infinity`` (Python's json reads them).
