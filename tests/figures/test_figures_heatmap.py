@@ -41,7 +41,7 @@ def test_valid_heatmap_gets_defaults(heatmap_config):
     assert (spec["logx"], spec["logy"], spec["logz"]) == (False, False, False)
     assert spec["mark_missing"] == "no value"
     text = FigureContext(heatmap_config, studies).caption("map")
-    assert "over eta (horizontal) and N (vertical)" in text
+    assert "over noise amplitude (horizontal) and number of particles (vertical)" in text
     assert "Hatched cells (no value)" in text
 
 
