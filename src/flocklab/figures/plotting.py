@@ -5,6 +5,10 @@
   one line per value of another dimension, with error bars (Fig. 2);
 * :func:`heatmap_figure` — a replicate-averaged summary quantity as a colour map over the two
   swept dimensions of a grid study, the value printed in each cell;
+* :func:`state_map_figure` — a per-run categorical metric (a state code) as the most
+  frequent state of each cell over the same two dimensions;
+* both may draw power laws :math:`y = a x^b` over the map (:func:`draw_power_lines`), e.g. a
+  stability boundary;
 * :func:`animate_run` — an animation of a run's snapshots with trails.
 """
 
@@ -220,10 +224,29 @@ def _hatch_missing(fig: plt.Figure, ax: plt.Axes, missing: np.ndarray, xe: np.nd
                    fontsize=7, frameon=False)
 
 
+def draw_power_lines(ax: plt.Axes, lines: Sequence[dict[str, Any]], x_edges: np.ndarray,
+                     y_edges: np.ndarray, log_x: bool) -> None:
+    """Each ``{coefficient a, exponent b, label}`` of ``lines`` as the curve :math:`y = a x^b`
+    across the map (x from the first to the last cell edge), black, dashed then dotted;
+    the axes stay on the map's cells; a legend when a line has a label."""
+    lo, hi = float(x_edges[0]), float(x_edges[-1])
+    xs = np.geomspace(lo, hi, 256) if log_x and lo > 0 else np.linspace(lo, hi, 256)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for number, line in enumerate(lines):
+            ys = float(line["coefficient"]) * xs ** float(line["exponent"])
+            ax.plot(xs, ys, ls=("--", ":", "-.")[number % 3], color="black", lw=1.6,
+                    label=line.get("label") or None)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(float(y_edges[0]), float(y_edges[-1]))
+    if any(line.get("label") for line in lines):
+        ax.legend(loc="upper right", fontsize=7, framealpha=0.8)
+
+
 def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = False,
                    logy: bool = False, logz: bool = False, mark_missing: str = "no value",
                    xlabel: str | None = None, ylabel: str | None = None,
-                   zlabel: str | None = None, title: str = "") -> plt.Figure:
+                   zlabel: str | None = None, title: str = "",
+                   lines: Sequence[dict[str, Any]] = ()) -> plt.Figure:
     """Replicate-averaged ``z`` as a colour map over the swept coordinates ``x`` (horizontal)
     and ``y`` (vertical).
 
@@ -233,7 +256,8 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
     value (NaN, e.g. runs that blew up) are hatched grey with the legend entry
     ``mark_missing``. With ``logz`` the colour scale is logarithmic over the positive values
     (a cell <= 0 is left white, its value printed). Colour-bar label: the quantity's label and
-    units unless ``zlabel`` is given.
+    units unless ``zlabel`` is given. ``lines``: power laws drawn over the map
+    (:func:`draw_power_lines`).
     """
     grid = heatmap_grid(summary, x, y, z)
     x_order, xc, xe, x_ticks = _heatmap_axis(summary[x].values, logx)
@@ -261,6 +285,86 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
     bar = fig.colorbar(mesh, ax=ax)
     bar.set_label(zlabel or wrap_label(with_units(
         quantity_label(summary, z), str(units_of.attrs.get("units", ""))), 40), fontsize=9)
+    if lines:
+        draw_power_lines(ax, lines, xe, ye, logx)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+def state_grid(summary: xr.Dataset, x: str, y: str, z: str) -> np.ndarray:
+    """Per-run values of ``z`` as an array (n_y, n_x, replicates) in sweep order; any other
+    dimension must have length 1 (ValueError otherwise)."""
+    for name in (x, y):
+        if summary[name].ndim != 1:
+            raise ValueError(f"map coordinate '{name}' is not one swept dimension: "
+                             f"{summary[name].dims}")
+    x_dim, y_dim = summary[x].dims[0], summary[y].dims[0]
+    values = summary[z]
+    others = [dim for dim in values.dims if dim not in (x_dim, y_dim, "replicate")]
+    if x_dim == y_dim or any(values.sizes[dim] > 1 for dim in others):
+        raise ValueError(f"'{z}' over '{x}' and '{y}' is not one map: dimensions "
+                         f"{dict(values.sizes)}")
+    values = values.isel({dim: 0 for dim in others})
+    if "replicate" not in values.dims:
+        values = values.expand_dims("replicate", axis=-1)
+    return values.transpose(y_dim, x_dim, "replicate").values.astype(float)
+
+
+def modal_states(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Most frequent non-negative integer code along the last axis (ties: the smaller code)
+    and the share of the known runs that have it; NaN where no run is known (NaN or a
+    negative code)."""
+    codes = np.asarray(codes, dtype=float)
+    mode = np.full(codes.shape[:-1], np.nan)
+    share = np.full(codes.shape[:-1], np.nan)
+    for index in np.ndindex(*codes.shape[:-1]):
+        known = codes[index][np.isfinite(codes[index]) & (codes[index] >= 0)].astype(int)
+        if known.size:
+            counts = np.bincount(known)
+            mode[index] = int(np.argmax(counts))
+            share[index] = counts.max() / known.size
+    return mode, share
+
+
+def state_map_figure(summary: xr.Dataset, x: str, y: str, z: str, states: Sequence[str],
+                     logx: bool = False, logy: bool = False,
+                     lines: Sequence[dict[str, Any]] = (), xlabel: str | None = None,
+                     ylabel: str | None = None, title: str = "") -> plt.Figure:
+    """The most frequent state (integer code ``z`` of each run, named by ``states[code]``) of
+    every cell over the swept coordinates ``x`` and ``y`` (:func:`modal_states`), one colour
+    per state with a legend; where the replicates disagree the modal share is printed in the
+    cell; cells without a known state are hatched; ``lines`` drawn over the map."""
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    grid = state_grid(summary, x, y, z)
+    x_order, xc, xe, x_ticks = _heatmap_axis(summary[x].values, logx)
+    y_order, yc, ye, y_ticks = _heatmap_axis(summary[y].values, logy)
+    mode, share = modal_states(grid[np.ix_(y_order, x_order)])
+    count = max(len(states), int(np.nanmax(mode)) + 1 if np.isfinite(mode).any() else 1)
+    colours = [plt.get_cmap("tab10")(k % 10) for k in range(count)]
+    fig, ax = plt.subplots(figsize=(float(np.clip(3.4 + 0.6 * xc.size, 5.4, 11.0)),
+                                    float(np.clip(1.8 + 0.45 * yc.size, 3.4, 8.0))),
+                           layout="constrained")
+    ax.pcolormesh(xe, ye, np.ma.masked_invalid(mode), cmap=ListedColormap(colours),
+                  norm=BoundaryNorm(np.arange(count + 1) - 0.5, count))
+    for i, j in np.argwhere(np.isfinite(share) & (share < 1.0)):
+        ax.text(xc[j], yc[i], f"{share[i, j]:.2g}", ha="center", va="center", fontsize=6)
+    _hatch_missing(fig, ax, ~np.isfinite(mode), xe, ye, "no known state")
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    for axis, centres, ticks in ((ax.xaxis, xc, x_ticks), (ax.yaxis, yc, y_ticks)):
+        axis.set_ticks(centres, ticks)
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or coordinate_label(summary, y))
+    if lines:
+        draw_power_lines(ax, lines, xe, ye, logx)
+    present = sorted({int(code) for code in mode[np.isfinite(mode)]})
+    names = [states[code] if code < len(states) else str(code) for code in present]
+    fig.legend(handles=[Patch(facecolor=colours[code], label=name)
+                        for code, name in zip(present, names, strict=True)],
+               loc="outside right center", fontsize=8, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     return fig
