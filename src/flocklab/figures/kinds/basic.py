@@ -280,7 +280,7 @@ class Heatmap(StudyKind):
             open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], logx=figure["logx"],
             logy=figure["logy"], logz=figure["logz"], mark_missing=figure["mark_missing"],
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"),
-            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure["lines"])
+            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
         return [f"{figure['z'].replace('_', ' ')} averaged over the {study.replicates} "
@@ -338,7 +338,7 @@ class StateMap(Heatmap):
 
         return plotting.state_map_figure(
             open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], figure["states"],
-            logx=figure["logx"], logy=figure["logy"], lines=figure["lines"],
+            logx=figure["logx"], logy=figure["logy"], lines=figure.get("lines", ()),
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"), title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:

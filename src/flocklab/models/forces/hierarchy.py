@@ -16,7 +16,11 @@ three parts on the grid of :func:`turn_times`:
    the mean of their number of sub-leaders, differ between prediction steps
    (Kruskal–Wallis, p < 0.05);
 3. *too many sub-leaders do not help*: the largest count does not turn the group
-   significantly faster than the next largest (one-sided Mann–Whitney, p >= 0.05 holds).
+   significantly faster than the next largest (one-sided Mann–Whitney, p >= 0.05 holds;
+   needs two counts above 0).
+
+A verdict whose data are missing (one prediction step, fewer than two counts above 0) is
+left out.
 """
 
 from __future__ import annotations
@@ -113,7 +117,7 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
                                 f"centred per number of sub-leaders (runs with sub-leaders): "
                                 f"H = {h:.2f}, p = {p_kw:.2g}; mean offsets {means}; "
                                 f"Spearman rho(tau, offset) = {rho_t:.3f} (p = {p_t:.2g})"})
-    levels = np.unique(counts)
+    levels = np.unique(counts[counts > 0])
     if levels.size >= 2:
         top, next_top = levels[-1], levels[-2]
         a, b = times[counts == top], times[counts == next_top]
