@@ -239,9 +239,9 @@ class ForcesSimulation:
         if self._forces_ready:
             return
         p = self.p
-        self._social(self.chunks, self.pos, self.alive, self.grid.start, self.grid.index,
-                     self.pot, p["w_repulsion"], p["w_attraction"], p["box"], 0, self.force,
-                     self.rep_dir, self.att_dir)
+        self._social(self.chunks, self.grid.order, self.grid.n_alive, self.pos, self.alive,
+                     self.grid.start, self.grid.index, self.pot, p["w_repulsion"],
+                     p["w_attraction"], p["box"], 0, self.force, self.rep_dir, self.att_dir)
         self._forces_ready = True
 
     def potential_energy(self) -> float:
@@ -305,8 +305,9 @@ class ForcesSimulation:
         """Steering accelerations (``G``) at velocities ``vel``, positions fixed."""
         p = self.p
         if p["w_alignment"] > 0.0:
-            self._align(self.chunks, self.pos, vel, self.alive, self.grid.start,
-                        self.grid.index, p["r_align"], p["box"], False, self.vsum, self.count)
+            self._align(self.chunks, self.grid.order, self.grid.n_alive, self.pos, vel,
+                        self.alive, self.grid.start, self.grid.index, p["r_align"], p["box"],
+                        False, self.vsum, self.count)
         self.goal_velocities(vel, t)
         K.steering(vel, self.alive, self.vsum, self.count, p["w_alignment"], self.goal_vel,
                    self.tempted, p["w_temptation"], self.fear_vel, self.afraid, p["w_fear"],
@@ -353,12 +354,13 @@ class ForcesSimulation:
         h, p = self.dt, self.p
         t = self.step_count * h
         self.ensure_grid()
-        self._social(self.chunks, self.pos, self.alive, self.grid.start, self.grid.index,
-                     self.pot, p["w_repulsion"], p["w_attraction"], p["box"], 1, self.force,
-                     self.rep_dir, self.att_dir)
+        self._social(self.chunks, self.grid.order, self.grid.n_alive, self.pos, self.alive,
+                     self.grid.start, self.grid.index, self.pot, p["w_repulsion"],
+                     p["w_attraction"], p["box"], 1, self.force, self.rep_dir, self.att_dir)
         if p["w_alignment"] > 0.0:
-            self._align(self.chunks, self.pos, self.vel, self.alive, self.grid.start,
-                        self.grid.index, p["r_align"], p["box"], True, self.vsum, self.count)
+            self._align(self.chunks, self.grid.order, self.grid.n_alive, self.pos, self.vel,
+                        self.alive, self.grid.start, self.grid.index, p["r_align"], p["box"],
+                        True, self.vsum, self.count)
         self.goal_velocities(self.vel, t)
         self.escape_targets(self.predator_velocities())
         K.directions(self.vel, self.alive, self.rep_dir, self.att_dir, self.vsum,

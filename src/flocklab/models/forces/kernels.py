@@ -68,35 +68,35 @@ def _separation(pos, i, j, box):  # pragma: no cover
 
 
 @njit(cache=True)
-def _social_range(lo, hi, pos, alive, start, index, pot, w_rep, w_att, box, mode, force,
+def _social_range(lo, hi, order, pos, start, index, pot, w_rep, w_att, box, mode, force,
                   rep_dir, att_dir):  # pragma: no cover
     r_cut_sq = pot[_RCUT] * pot[_RCUT]
     r_star = pot[_RSTAR]
-    for i in range(lo, hi):
+    for k in range(lo, hi):
+        i = order[k]
         fx = fy = fz = 0.0
         rx = ry = rz = 0.0
         ax = ay = az = 0.0
-        if alive[i]:
-            for q in range(start[i], start[i + 1]):
-                dx, dy, dz = _separation(pos, i, index[q], box)
-                r2 = dx * dx + dy * dy + dz * dz
-                if r2 > r_cut_sq or r2 == 0.0:
-                    continue
-                r = math.sqrt(r2)
-                if mode == 0:
-                    f_rep, f_att = pair_force(r, pot)
-                    f = (w_rep * f_rep + w_att * f_att) / r
-                    fx += f * dx
-                    fy += f * dy
-                    fz += f * dz
-                elif r < r_star:
-                    rx += dx / r
-                    ry += dy / r
-                    rz += dz / r
-                else:
-                    ax -= dx / r
-                    ay -= dy / r
-                    az -= dz / r
+        for q in range(start[i], start[i + 1]):
+            dx, dy, dz = _separation(pos, i, index[q], box)
+            r2 = dx * dx + dy * dy + dz * dz
+            if r2 > r_cut_sq or r2 == 0.0:
+                continue
+            r = math.sqrt(r2)
+            if mode == 0:
+                f_rep, f_att = pair_force(r, pot)
+                f = (w_rep * f_rep + w_att * f_att) / r
+                fx += f * dx
+                fy += f * dy
+                fz += f * dz
+            elif r < r_star:
+                rx += dx / r
+                ry += dy / r
+                rz += dz / r
+            else:
+                ax -= dx / r
+                ay -= dy / r
+                az -= dz / r
         if mode == 0:
             force[i, 0], force[i, 1], force[i, 2] = fx, fy, fz
         else:
@@ -104,9 +104,17 @@ def _social_range(lo, hi, pos, alive, start, index, pot, w_rep, w_att, box, mode
             att_dir[i, 0], att_dir[i, 1], att_dir[i, 2] = ax, ay, az
 
 
+@njit(cache=True)
+def _zero_dead(alive, *arrays):  # pragma: no cover
+    for i in range(alive.shape[0]):
+        if not alive[i]:
+            for out in arrays:
+                out[i, 0] = out[i, 1] = out[i, 2] = 0.0
+
+
 @njit(cache=True, parallel=True)
-def social(chunks, pos, alive, start, index, pot, w_rep, w_att, box, mode, force, rep_dir,
-           att_dir):  # pragma: no cover
+def social(chunks, order, n_alive, pos, alive, start, index, pot, w_rep, w_att, box, mode,
+           force, rep_dir, att_dir):  # pragma: no cover
     r"""Pair terms of every alive agent over its neighbour list.
 
     ``mode`` 0 (inertial): ``force[i]`` :math:`= \sum_{j: r_{ij} \le r_c}
@@ -114,16 +122,19 @@ def social(chunks, pos, alive, start, index, pot, w_rep, w_att, box, mode, force
     ``mode`` 1 (non-inertial): ``rep_dir[i]`` :math:`= \sum_{r_{ij} < r^*} \hat r_{ij}` (away
     from neighbours closer than the equilibrium distance) and ``att_dir[i]``
     :math:`= -\sum_{r^* \le r_{ij} \le r_c} \hat r_{ij}` (toward the farther ones).
-    Coincident agents (``r = 0``) exert nothing. ``chunks <= 1`` runs serially.
+    Coincident agents (``r = 0``) exert nothing; dead agents get zeros. The agents are visited
+    in the grid's cell ``order`` (its first ``n_alive`` entries), so consecutive agents share
+    their neighbours and the positions read stay in cache; each agent's own sum runs over
+    its list in a fixed order. ``chunks <= 1`` runs serially.
     """
-    n = pos.shape[0]
+    _zero_dead(alive, force, rep_dir, att_dir)
     if chunks <= 1:
-        _social_range(0, n, pos, alive, start, index, pot, w_rep, w_att, box, mode, force,
-                      rep_dir, att_dir)
+        _social_range(0, n_alive, order, pos, start, index, pot, w_rep, w_att, box, mode,
+                      force, rep_dir, att_dir)
     else:
         for c in prange(chunks):
-            _social_range(c * n // chunks, (c + 1) * n // chunks, pos, alive, start, index,
-                          pot, w_rep, w_att, box, mode, force, rep_dir, att_dir)
+            _social_range(c * n_alive // chunks, (c + 1) * n_alive // chunks, order, pos,
+                          start, index, pot, w_rep, w_att, box, mode, force, rep_dir, att_dir)
 
 
 @njit(cache=True)
@@ -146,40 +157,44 @@ def potential_energy(pos, alive, start, index, pot, w_rep, w_att, box):  # pragm
 
 
 @njit(cache=True)
-def _align_range(lo, hi, pos, vel, alive, start, index, r_align, box, include_self, vsum,
+def _align_range(lo, hi, order, pos, vel, start, index, r_align, box, include_self, vsum,
                  count):  # pragma: no cover
     r2_max = r_align * r_align
-    for i in range(lo, hi):
+    for k in range(lo, hi):
+        i = order[k]
         sx = sy = sz = 0.0
-        k = 0
-        if alive[i]:
-            if include_self:
-                sx, sy, sz, k = vel[i, 0], vel[i, 1], vel[i, 2], 1
-            for q in range(start[i], start[i + 1]):
-                j = index[q]
-                dx, dy, dz = _separation(pos, i, j, box)
-                if dx * dx + dy * dy + dz * dz <= r2_max:
-                    sx += vel[j, 0]
-                    sy += vel[j, 1]
-                    sz += vel[j, 2]
-                    k += 1
+        m = 0
+        if include_self:
+            sx, sy, sz, m = vel[i, 0], vel[i, 1], vel[i, 2], 1
+        for q in range(start[i], start[i + 1]):
+            j = index[q]
+            dx, dy, dz = _separation(pos, i, j, box)
+            if dx * dx + dy * dy + dz * dz <= r2_max:
+                sx += vel[j, 0]
+                sy += vel[j, 1]
+                sz += vel[j, 2]
+                m += 1
         vsum[i, 0], vsum[i, 1], vsum[i, 2] = sx, sy, sz
-        count[i] = k
+        count[i] = m
 
 
 @njit(cache=True, parallel=True)
-def alignment_sums(chunks, pos, vel, alive, start, index, r_align, box, include_self, vsum,
-                   count):  # pragma: no cover
+def alignment_sums(chunks, order, n_alive, pos, vel, alive, start, index, r_align, box,
+                   include_self, vsum, count):  # pragma: no cover
     r"""``vsum[i]`` :math:`= \sum_{j: r_{ij} \le r_{align}} v_j` over the neighbours (and
-    ``v_i`` itself when ``include_self``), ``count[i]`` their number."""
-    n = pos.shape[0]
+    ``v_i`` itself when ``include_self``), ``count[i]`` their number; zero for the dead.
+    Agents visited in cell ``order`` as in :func:`social`."""
+    for i in range(alive.shape[0]):
+        if not alive[i]:
+            vsum[i, 0] = vsum[i, 1] = vsum[i, 2] = 0.0
+            count[i] = 0
     if chunks <= 1:
-        _align_range(0, n, pos, vel, alive, start, index, r_align, box, include_self, vsum,
-                     count)
+        _align_range(0, n_alive, order, pos, vel, start, index, r_align, box, include_self,
+                     vsum, count)
     else:
         for c in prange(chunks):
-            _align_range(c * n // chunks, (c + 1) * n // chunks, pos, vel, alive, start,
-                         index, r_align, box, include_self, vsum, count)
+            _align_range(c * n_alive // chunks, (c + 1) * n_alive // chunks, order, pos, vel,
+                         start, index, r_align, box, include_self, vsum, count)
 
 
 @njit(cache=True)
