@@ -156,3 +156,33 @@ def test_candidate_directions_are_unit_and_spread():
         dirs = candidate_directions(count, dim)
         np.testing.assert_allclose(np.linalg.norm(dirs, axis=1), 1.0, atol=1e-12)
         assert np.abs(dirs.mean(axis=0)).max() < 0.02
+
+
+def test_non_inertial_direction_is_the_weighted_unit_sum():
+    """One leader moving along x, goal along y, own-direction weight 2, temptation 1: the new
+    velocity is the cruise speed times the unit of (2, 1); it moves by dt times that."""
+    sim = ForcesSimulation({"N": 1, "form": "non_inertial", "leaders": 1, "w_inertia": 2.0,
+                            "w_temptation": 1.0, "goal_angle": 90.0, "initial": "random"},
+                           np.random.default_rng(0), 0.1)
+    sim.vel[0] = [0.3, 0.0, 0.0]
+    start = sim.pos[0].copy()
+    sim.advance(1)
+    expected = sim.p["cruise_speed"] * np.array([2.0, 1.0, 0.0]) / math.sqrt(5.0)
+    np.testing.assert_allclose(sim.vel[0], expected, atol=1e-12)
+    np.testing.assert_allclose(sim.pos[0] - start, 0.1 * expected, atol=1e-12)
+
+
+def test_non_inertial_repulsion_and_attraction_zones():
+    """Neighbours closer than r* push away (unit direction), farther ones within r_cut pull:
+    two agents 0.5 apart (r* = ln 4 = 1.39 for C = 2, l = 0.5) move apart along their line,
+    two agents 3 apart move together."""
+    for gap, sign in ((0.5, 1.0), (3.0, -1.0)):
+        sim = ForcesSimulation({"N": 2, "form": "non_inertial", "alpha": 1.0, "beta": 0.5,
+                                "C_r": 2.0, "l_r": 0.5, "w_inertia": 0.0},
+                               np.random.default_rng(0), 0.1)
+        sim.pos[:] = 0.0
+        sim.pos[1, 0] = gap
+        sim.advance(1)
+        speed = math.sqrt(2.0)
+        np.testing.assert_allclose(sim.vel[1], [sign * speed, 0.0, 0.0], atol=1e-12)
+        np.testing.assert_allclose(sim.vel[0], [-sign * speed, 0.0, 0.0], atol=1e-12)
