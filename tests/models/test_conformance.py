@@ -64,6 +64,21 @@ def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):
         check_model("noisy_phases", checks=["check_declarations"])
 
 
+@pytest.mark.parametrize(("name", "claimed"), [("noisy_phases", False), ("oscillator", True)])
+def test_a_wrong_uses_seed_fails_the_suite(monkeypatch, name, claimed):
+    """A ``uses_seed`` that disagrees with the runs fails ``check_reproducible``: noisy_phases
+    (noise from its seed) claiming False, and an oscillator made to ignore its seed (fixed
+    phases) claiming True."""
+    model = type(flocklab.get_model(name))
+    monkeypatch.setattr(model, "uses_seed", lambda self, params: claimed)
+    if claimed:  # make the oscillator ignore its seed while it claims to use it
+        original = model.initial_state
+        monkeypatch.setattr(model, "initial_state", lambda self, params, rng: original(
+            self, params, __import__("numpy").random.default_rng(0)))
+    with pytest.raises(AssertionError, match="check_reproducible: two seeds give"):
+        check_model(name, checks=["check_reproducible"])
+
+
 def test_model_lookup_and_a_workflow_dry_run_import_no_numba(tmp_path):
     """In a fresh interpreter, every registered model is looked up, then the Snakefile is
     dry-run on the default config: neither numba nor scipy.integrate is imported. (The first

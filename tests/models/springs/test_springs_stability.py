@@ -400,4 +400,4 @@ def test_stability_verdict_rules():
     assert by_start[" implicit Euler (full New"] == "holds"
     assert by_start[" implicit Euler, diagonal"] == "fails"
     ratio = next(v for v in verdicts.values() if v.claim.startswith("semi-implicit"))
-    assert ratio.verdict == "holds" and "x4" in ratio.evidence
+    assert ratio.verdict == "holds" and "×4" in ratio.evidence

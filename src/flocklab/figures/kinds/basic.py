@@ -10,7 +10,7 @@ from flocklab.analysis.timeseries import summary_quantities
 from flocklab.config.schema import ConfigError
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
-from flocklab.figures.captions import snapshots_text, sweeps_text, values_text
+from flocklab.figures.captions import name_text, snapshots_text, sweeps_text, values_text
 from flocklab.figures.kinds.base import (
     FigureContext,
     StudyKind,
@@ -129,11 +129,15 @@ class Curve(StudyKind):
     keys = """
         x: {type: string, description: "coordinate on the horizontal axis (e.g. eta, density)"}
         y:
-          type: string
+          oneOf:
+            - {type: string}
+            - {type: array, items: {type: string}, minItems: 1}
           description: >
             summary quantity averaged over replicates (error bars from its _err variable):
             the model's primary observable (Vicsek: order_parameter), susceptibility,
-            binder_cumulant, or any other per-run metric of the model.
+            binder_cumulant, or any other per-run metric of the model; or a list of them
+            sharing one unit, drawn in one panel (no hue), where a derived quantity of the
+            model (e.g. a closed form) is drawn as a dashed reference line.
         hue: {type: string, description: "dimension drawn as separate lines (e.g. N)"}
         xlabel: {type: string, description: axis label}
         ylabel: {type: string, description: axis label}
@@ -159,7 +163,16 @@ class Curve(StudyKind):
         if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
             raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
                               f"dimension of study '{study.name}'")
-        check_summary_quantity(f"{where}.y", figure["y"], model)
+        if isinstance(figure["y"], str):
+            check_summary_quantity(f"{where}.y", figure["y"], model)
+            return
+        if "hue" in figure:
+            raise ConfigError(f"config key '{where}.hue': a list of quantities in 'y' is "
+                              f"drawn in one panel without hue; give one y or drop hue")
+        derived = [quantity.name for quantity in model.derived_quantities]
+        for k, name in enumerate(figure["y"]):
+            if name not in derived:
+                check_summary_quantity(f"{where}.y[{k}]", name, model)
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
         return [context.study_path(figure["study"], "summary.nc")]
@@ -173,12 +186,20 @@ class Curve(StudyKind):
             logy=figure["logy"], title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        y = figure["y"].replace("_", " ")
-        return [f"Replicate-averaged {y} against {figure['x']}"
-                + (f", one line per {figure['hue']}" if figure.get("hue") else "")
+        model = get_model(study.model)
+        names = [figure["y"]] if isinstance(figure["y"], str) else figure["y"]
+        derived = {quantity.name for quantity in model.derived_quantities}
+        measured = [name_text(model, name) for name in names if name not in derived]
+        reference = [name_text(model, name) for name in names if name in derived]
+        text = (f"Replicate-averaged {' and '.join(measured)} against "
+                f"{name_text(model, figure['x'])}"
+                + (f", one line per {name_text(model, figure['hue'])}"
+                   if figure.get("hue") else "")
                 + f". Error bars: jackknife over the {study.replicates} seeds per point "
-                "(with one seed, the run's autocorrelation-corrected standard error).",
-                sweeps_text(study)]
+                "(with one seed, the run's autocorrelation-corrected standard error).")
+        if reference:
+            text += f" Dashed: {' and '.join(reference)} (closed form)."
+        return [text, sweeps_text(study)]
 
 
 #: Schema keys of power laws drawn over a map (heatmap, state_map).
@@ -200,10 +221,12 @@ LINES = """\
 """
 
 
-def lines_text(figure: Mapping[str, Any]) -> list[str]:
+def lines_text(figure: Mapping[str, Any], model: Any = None) -> list[str]:
     """Caption lines naming the power laws drawn over a map."""
-    return [f"Line: {line.get('label') or 'power law'}, {figure['y']} = "
-            f"{line['coefficient']:g} {figure['x']}^{line['exponent']:g}."
+    x, y = (figure["x"], figure["y"]) if model is None else (
+        name_text(model, figure["x"]), name_text(model, figure["y"]))
+    return [f"Line: {line.get('label') or 'power law'}, {y} = "
+            f"{line['coefficient']:g} ({x})^{line['exponent']:g}."
             for line in figure.get("lines", [])]
 
 
@@ -283,12 +306,14 @@ class Heatmap(StudyKind):
             zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        return [f"{figure['z'].replace('_', ' ')} averaged over the {study.replicates} "
+        model = get_model(study.model)
+        return [f"{name_text(model, figure['z'])} averaged over the {study.replicates} "
                 f"seed(s) per point, as colour{' (log scale)' if figure.get('logz') else ''}"
-                f" over {figure['x']} (horizontal) and {figure['y']} (vertical): one cell per "
+                f" over {name_text(model, figure['x'])} (horizontal) and "
+                f"{name_text(model, figure['y'])} (vertical): one cell per "
                 "point, centred on its swept values, with the value printed in it. "
                 f"Hatched cells ({figure.get('mark_missing', 'no value')}): no finite value.",
-                *lines_text(figure), sweeps_text(study)]
+                *lines_text(figure, model), sweeps_text(study)]
 
 
 class StateMap(Heatmap):
@@ -342,12 +367,14 @@ class StateMap(Heatmap):
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"), title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        model = get_model(study.model)
         names = ", ".join(f"{code} {name}" for code, name in enumerate(figure["states"]))
-        return [f"The state ({figure['z'].replace('_', ' ')}: {names}) most of the "
-                f"{study.replicates} seed(s) per point end in, over {figure['x']} (horizontal)"
-                f" and {figure['y']} (vertical), one cell per point; a number in a cell is the "
-                "share of the seeds in that state where they disagree; hatched: no known "
-                "state.", *lines_text(figure), sweeps_text(study)]
+        return [f"The state ({name_text(model, figure['z'])}: {names}) most of the "
+                f"{study.replicates} seed(s) per point end in, over "
+                f"{name_text(model, figure['x'])} (horizontal) and "
+                f"{name_text(model, figure['y'])} (vertical), one cell per point; a number in "
+                "a cell is the share of the seeds in that state where they disagree; hatched: "
+                "no known state.", *lines_text(figure, model), sweeps_text(study)]
 
 
 class Series(StudyKind):
@@ -403,10 +430,13 @@ class Series(StudyKind):
             logy=figure["logy"], title=figure["title"], x=figure.get("x"))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        runs = "; ".join(f"{run.get('label', '')} {values_text(run['point'])}".strip()
+        model = get_model(study.model)
+        runs = "; ".join(f"{run.get('label', '')} {values_text(run['point'], model)}".strip()
                          for run in figure["runs"])
-        against = (f"{figure['x']} (markers coloured by time)" if figure.get("x") else "time")
-        return [f"{', '.join(figure['y'])} against {against} for the runs {runs}."]
+        against = (f"{name_text(model, figure['x'])} (markers coloured by time)"
+                   if figure.get("x") else "time")
+        names = ", ".join(name_text(model, name) for name in figure["y"])
+        return [f"{names} against {against} for the runs {runs}."]
 
 
 class Animation(StudyKind):
