@@ -19,6 +19,10 @@ free-rein group), sub-leaders steer to their leader's predicted position, predat
 the densest neighbourhood, the nearest or a chosen prey and capture, and prey flee plainly
 or along the escape velocity that optimises the papers' objective.
 
+Units: the model is non-dimensional, as in D'Orsogna et al. (2006): lengths, times, masses
+and energies are in model units, declared as the UDUNITS dimensionless unit ``1`` (angles in
+degrees).
+
 The engine is :class:`flocklab.models.forces.engine.ForcesSimulation` (integrator in its
 docstring), kernels in :mod:`~flocklab.models.forces.kernels`, observables and states in
 :mod:`~flocklab.models.forces.metrics`, tasks in :mod:`~flocklab.models.forces.tasks`.
@@ -80,7 +84,7 @@ class Forces(Model):
     reference = f"{DORSOGNA_2006}; {GAZI_PASSINO_2003}; {COLLECTIVE_MOTION_PAPERS}"
     title = "force-based swarm simulation"
     time_mode = "continuous"
-    time_units = "time"
+    time_units = "1"
     default_dt = 0.05
     parameters = _declared()
     observables = (
@@ -89,17 +93,17 @@ class Forces(Model):
         Observable("rotation", "rotation <|r x v|>", "1", 0.0, 1.0, "R"),
         Observable("radial_spread", "radial spread sd(r)/mean(r) about the centroid", "1",
                    symbol=r"\sigma_r/\bar r"),
-        Observable("speed_mean", "mean speed", "length/time", symbol=r"\bar s"),
-        Observable("speed_sd", "standard deviation of the speeds", "length/time",
+        Observable("speed_mean", "mean speed", "1", symbol=r"\bar s"),
+        Observable("speed_sd", "standard deviation of the speeds", "1",
                    symbol=r"\sigma_s"),
-        Observable("kinetic_energy", "kinetic energy per agent", "mass length^2/time^2",
+        Observable("kinetic_energy", "kinetic energy per agent", "1",
                    symbol="K/N"),
         Observable("potential_energy", "pair potential energy per agent",
-                   "mass length^2/time^2", symbol="U/N"),
-        Observable("momentum", "momentum per agent |sum m v|/N", "mass length/time",
+                   "1", symbol="U/N"),
+        Observable("momentum", "momentum per agent |sum m v|/N", "1",
                    symbol="|p|/N"),
-        Observable("gyration_radius", "radius of gyration", "length", symbol="R_g"),
-        Observable("nearest_neighbour", "mean nearest-neighbour distance", "length",
+        Observable("gyration_radius", "radius of gyration", "1", symbol="R_g"),
+        Observable("nearest_neighbour", "mean nearest-neighbour distance", "1",
                    symbol="d_{nn}"),
         Observable("groups", "number of groups (linked within r_cut)", "1", symbol="n_g"),
         Observable("largest_fraction", "share of the alive agents in the largest group", "1",
@@ -111,34 +115,34 @@ class Forces(Model):
         Observable("surround", "share of sectors around the first predator holding prey",
                    "1", 0.0, 1.0, "c_s"),
         Observable("vacuole", "distance from the first predator to the nearest prey",
-                   "length", symbol="d_v"),
-        Observable("centroid_x", "centroid x", "length", symbol="X"),
-        Observable("centroid_y", "centroid y", "length", symbol="Y"),
+                   "1", symbol="d_v"),
+        Observable("centroid_x", "centroid x", "1", symbol="X"),
+        Observable("centroid_y", "centroid y", "1", symbol="Y"),
     )
     primary_observable = "polarisation"
     size_parameter = "N"
     entity_dim = "agent"
     drawing = "flocklab.models.forces.figures:ForcesDrawing"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
-        "x": SnapshotVariable("agent x position", "length"),
-        "y": SnapshotVariable("agent y position", "length"),
-        "z": SnapshotVariable("agent z position (0 in 2-D)", "length"),
-        "vx": SnapshotVariable("velocity x", "length/time"),
-        "vy": SnapshotVariable("velocity y", "length/time"),
-        "vz": SnapshotVariable("velocity z", "length/time"),
+        "x": SnapshotVariable("agent x position", "1"),
+        "y": SnapshotVariable("agent y position", "1"),
+        "z": SnapshotVariable("agent z position (0 in 2-D)", "1"),
+        "vx": SnapshotVariable("velocity x", "1"),
+        "vy": SnapshotVariable("velocity y", "1"),
+        "vz": SnapshotVariable("velocity z", "1"),
         "alive": SnapshotVariable("1 alive, 0 captured", "1", "int8"),
         "predator_position": SnapshotVariable(
-            "predator position", "length", entity_dim="predator",
+            "predator position", "1", entity_dim="predator",
             count=lambda params: len(params["predators"]), trailing=(("axis", 3),)),
     }
     run_metrics = (
         Metric("state", "collective state after burn-in: 0 dispersed, 1 clump, 2 flock, "
                         "3 ring, 4 single mill, 5 double mill (-1 unknown)"),
         Metric("turn_time", "time from the goal's turn until cos(mean velocity, goal) >= 0.9 "
-                            "(censored at the run's end)", "time"),
+                            "(censored at the run's end)", "1"),
         Metric("turned", "1 if the group turned to the new goal within the run", "1"),
         Metric("captures", "prey captured during the run", "1"),
-        Metric("first_capture_time", "time of the first capture (NaN: none)", "time"),
+        Metric("first_capture_time", "time of the first capture (NaN: none)", "1"),
     )
     derived_quantities = (
         DerivedQuantity("C", "Morse strength ratio C_r/C_a", "1", "C",
@@ -236,7 +240,7 @@ class Forces(Model):
             "capture_time": (("agent",), np.where(sim.capture_step >= 0,
                                                   sim.capture_step * dt, np.nan),
                              {"long_name": "time of capture (NaN: not captured)",
-                              "units": "time"}),
+                              "units": "1"}),
             "captured_by": (("agent",), sim.captured_by.copy(),
                             {"long_name": "index of the captor (-1: none)", "units": "1"}),
         }

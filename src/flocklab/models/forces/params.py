@@ -23,7 +23,7 @@ FORMS = ("inertial", "non_inertial")
 POTENTIALS = ("morse", "generic")
 TARGETS = ("densest", "nearest", "chosen")
 LEADER_RULES = ("goal", "cosine")
-ENERGY = "mass length^2/time^2"
+ENERGY = "1"
 
 _F = "float"
 _POSITIVE = {"low": 0.0, "low_inclusive": False}
@@ -40,7 +40,7 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("N", "int", 100, "number of agents (prey, leaders, sub-leaders, followers)",
                   low=1),
     ParameterSpec("dim", "int", 2, "spatial dimension", low=2, high=3),
-    ParameterSpec("box", _F, 0.0, "side of a periodic box (0: open space)", "length",
+    ParameterSpec("box", _F, 0.0, "side of a periodic box (0: open space)", "1",
                   **_NONNEGATIVE),
     ParameterSpec("form", "choice", "inertial", "inertial: m dv/dt = sum of forces "
                   "(second order); non_inertial: the velocity direction is the weighted sum "
@@ -48,24 +48,24 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("potential", "choice", "morse", "pair potential U(r): morse = C_r "
                   "exp(-r/l_r) - C_a exp(-r/l_a); generic = a r^2/2 + (b c/2) exp(-r^2/c)",
                   choices=POTENTIALS),
-    ParameterSpec("mass", _F, 1.0, "mass m of an agent", "mass", **_POSITIVE),
+    ParameterSpec("mass", _F, 1.0, "mass m of an agent", "1", **_POSITIVE),
     ParameterSpec("alpha", _F, 1.5, "self-propulsion alpha (negative: linear friction)",
-                  "mass/time"),
+                  "1"),
     ParameterSpec("beta", _F, 0.5, "nonlinear friction beta (cruise speed sqrt(alpha/beta))",
-                  "mass time/length^2", **_NONNEGATIVE),
+                  "1", **_NONNEGATIVE),
     ParameterSpec("C_r", _F, 2.0, "Morse repulsion strength C_r", ENERGY, **_NONNEGATIVE),
-    ParameterSpec("l_r", _F, 0.3, "Morse repulsion length l_r", "length", **_POSITIVE),
+    ParameterSpec("l_r", _F, 0.3, "Morse repulsion length l_r", "1", **_POSITIVE),
     ParameterSpec("C_a", _F, 1.0, "Morse attraction strength C_a", ENERGY, **_NONNEGATIVE),
-    ParameterSpec("l_a", _F, 1.0, "Morse attraction length l_a", "length", **_POSITIVE),
+    ParameterSpec("l_a", _F, 1.0, "Morse attraction length l_a", "1", **_POSITIVE),
     ParameterSpec("a", _F, 0.1, "generic potential: attraction slope a (U = a r^2/2)",
-                  "mass/time^2", **_NONNEGATIVE),
-    ParameterSpec("b", _F, 2.0, "generic potential: repulsion amplitude b", "mass/time^2",
+                  "1", **_NONNEGATIVE),
+    ParameterSpec("b", _F, 2.0, "generic potential: repulsion amplitude b", "1",
                   **_NONNEGATIVE),
     ParameterSpec("c", _F, 1.0, "generic potential: repulsion range c (length squared)",
-                  "length^2", **_POSITIVE),
+                  "1", **_POSITIVE),
     ParameterSpec("r_cut", _F, 5.0, "cut-off of the pair potential (potential shifted to 0 "
-                  "there) and of the attraction zone", "length", **_POSITIVE),
-    ParameterSpec("r_align", _F, 2.0, "range of the alignment influence", "length",
+                  "there) and of the attraction zone", "1", **_POSITIVE),
+    ParameterSpec("r_align", _F, 2.0, "range of the alignment influence", "1",
                   **_POSITIVE),
     ParameterSpec("w_repulsion", _F, 1.0, "weight of the repulsive part of the potential "
                   "(non-inertial form: of the unit direction away from neighbours closer "
@@ -86,10 +86,10 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("initial", "choice", "random", "initial velocities: random directions, all "
                   "along the goal direction, or rotating (counter-clockwise about the start "
                   "centre in the xy plane)", choices=("random", "aligned", "rotating")),
-    ParameterSpec("initial_speed", _F, 1.0, "initial speed of every agent", "length/time",
+    ParameterSpec("initial_speed", _F, 1.0, "initial speed of every agent", "1",
                   **_NONNEGATIVE),
     ParameterSpec("start_radius", _F, 1.0, "agents start uniformly in a ball of this radius "
-                  "(centred in the box when periodic)", "length", **_POSITIVE),
+                  "(centred in the box when periodic)", "1", **_POSITIVE),
     ParameterSpec("leaders", "int", 0, "number Q of informed leaders (0: a free-rein group)",
                   low=0),
     ParameterSpec("leader_rule", "choice", "goal", "leaders' goal velocity: goal = s g; "
@@ -98,16 +98,16 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("subleaders", "int", 0, "number of sub-leaders (each follows one leader's "
                   "predicted position)", low=0),
     ParameterSpec("prediction_step", _F, 1.0, "prediction step tau of a sub-leader: it "
-                  "steers to x_L + tau v_L of its leader", "time", **_NONNEGATIVE),
+                  "steers to x_L + tau v_L of its leader", "1", **_NONNEGATIVE),
     ParameterSpec("goal_angle", _F, 0.0, "goal direction g of the leaders (angle from x in "
-                  "the xy plane)", "deg"),
-    ParameterSpec("turn_time", _F, 0.0, "time at which the goal turns", "time",
+                  "the xy plane)", "degree"),
+    ParameterSpec("turn_time", _F, 0.0, "time at which the goal turns", "1",
                   **_NONNEGATIVE),
     ParameterSpec("turn_angle", _F, 0.0, "angle the goal turns by at turn_time (0: never)",
-                  "deg", low=-180.0, high=180.0),
+                  "degree", low=-180.0, high=180.0),
     ParameterSpec("fear_range", _F, 4.0, "prey within this distance of a predator fear it",
-                  "length", **_POSITIVE),
-    ParameterSpec("escape_speed", _F, 2.0, "speed of the escape velocity", "length/time",
+                  "1", **_POSITIVE),
+    ParameterSpec("escape_speed", _F, 2.0, "speed of the escape velocity", "1",
                   **_POSITIVE),
     ParameterSpec("escape_mix", _F, 0.0, "escape direction: 0 = plain flee (away from the "
                   "predator), 1 = the optimised escape velocity, between: normalised blend",
@@ -115,22 +115,22 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("escape_beta", _F, 0.5, "weight beta of the angle term of the escape "
                   "objective (1 - beta: the distance term)", low=0.0, high=1.0),
     ParameterSpec("escape_horizon", _F, 1.0, "look-ahead H of the escape objective",
-                  "time", **_POSITIVE),
+                  "1", **_POSITIVE),
     ParameterSpec("escape_directions", "int", 64, "candidate directions of the escape "
                   "optimisation (2-D: angles; 3-D: a Fibonacci sphere)", low=4),
     ParameterSpec("predator_speed", _F, 3.0, "speed of every predator that gives none",
-                  "length/time", **_POSITIVE),
-    ParameterSpec("predator_turn_rate", _F, 90.0, "largest turning rate of every predator "
-                  "that gives none", "deg/time", **_POSITIVE),
+                  "1", **_POSITIVE),
+    ParameterSpec("predator_turn_rate", _F, 90.0, "largest turning rate (per unit time) of every predator "
+                  "that gives none", "degree", **_POSITIVE),
     ParameterSpec("predator_target", "choice", "nearest", "target rule of every predator "
                   "that gives none: densest (prey with most neighbours), nearest, chosen "
                   "(its 'prey')", choices=TARGETS),
     ParameterSpec("capture_radius", _F, 0.3, "capture radius of every predator that gives "
-                  "none", "length", **_POSITIVE),
+                  "none", "1", **_POSITIVE),
     ParameterSpec("rest_time", _F, 1.0, "time a predator rests after a capture (every "
-                  "predator that gives none)", "time", **_NONNEGATIVE),
+                  "predator that gives none)", "1", **_NONNEGATIVE),
     ParameterSpec("surround_radius", _F, 4.0, "radius around the first predator within "
-                  "which the surround coverage counts prey", "length", **_POSITIVE),
+                  "which the surround coverage counts prey", "1", **_POSITIVE),
 )
 
 _VECTOR = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}

@@ -42,7 +42,7 @@ class ClosedForms(Task):
     description = ("logistic speed law, equilibrium distance, momentum and energy, integrator "
                    "order, cell list against all pairs: the measured errors")
     options = (_list("steps", [0.04, 0.02, 0.01], "time steps of the order measurement",
-                     {"type": "number", "exclusiveMinimum": 0}, "time"),)
+                     {"type": "number", "exclusiveMinimum": 0}, "1"),)
     figure = ("Global error at t = 2 of the Strang-split integrator (20 agents, positions and "
               "velocities, against a 64 times smaller step) against the step, with and "
               "without the steering terms; dotted: slope 2. The non-inertial form is the "
@@ -95,18 +95,18 @@ class Hierarchy(Task):
         _list("subleaders", [0, 2, 4, 8, 16], "numbers of sub-leaders",
               {"type": "integer", "minimum": 0}),
         _list("prediction_steps", [0.0, 1.0, 3.0], "prediction steps tau",
-              {"type": "number", "minimum": 0}, "time"),
+              {"type": "number", "minimum": 0}, "1"),
         ParameterSpec("leaders", "int", 3, "leaders (they know the goal)", low=1),
-        ParameterSpec("turn_time", "float", 5.0, "time at which the goal turns", "time",
+        ParameterSpec("turn_time", "float", 5.0, "time at which the goal turns", "1",
                       low=0.0),
-        ParameterSpec("turn_angle", "float", 90.0, "angle the goal turns by", "deg",
+        ParameterSpec("turn_angle", "float", 90.0, "angle the goal turns by", "degree",
                       low=-180.0, high=180.0),
         ParameterSpec("seeds", "int", 3, "runs per grid point", low=2),
         ParameterSpec("seed", "int", 2024, "base seed of the runs", low=0),
-        ParameterSpec("dt", "float", 0.05, "time step", "time", low=0.0,
+        ParameterSpec("dt", "float", 0.05, "time step", "1", low=0.0,
                       low_inclusive=False),
         ParameterSpec("t_max", "float", 40.0, "runs end here at the latest (turn times are "
-                      "censored at t_max - turn_time)", "time", low=0.0, low_inclusive=False),
+                      "censored at t_max - turn_time)", "1", low=0.0, low_inclusive=False),
     )
     figure = ("Time for the group to turn to the new goal (cos of the angle between the mean "
               "velocity and the goal >= 0.9) against the number of sub-leaders, one line per "
