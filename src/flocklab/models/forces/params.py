@@ -120,8 +120,8 @@ SPECS: tuple[ParameterSpec, ...] = (
                   "optimisation (2-D: angles; 3-D: a Fibonacci sphere)", low=4),
     ParameterSpec("predator_speed", _F, 3.0, "speed of every predator that gives none",
                   "1", **_POSITIVE),
-    ParameterSpec("predator_turn_rate", _F, 90.0, "largest turning rate (per unit time) of every predator "
-                  "that gives none", "degree", **_POSITIVE),
+    ParameterSpec("predator_turn_rate", _F, 90.0, "largest turning rate (per unit time) of "
+                  "every predator that gives none", "degree", **_POSITIVE),
     ParameterSpec("predator_target", "choice", "nearest", "target rule of every predator "
                   "that gives none: densest (prey with most neighbours), nearest, chosen "
                   "(its 'prey')", choices=TARGETS),
