@@ -10,6 +10,9 @@ the models' declarations (:mod:`flocklab.figures.labels`). The figure kinds
 * :func:`curve_figure` — a replicate-averaged summary quantity against a coordinate, one line
   per value of another dimension, with error bars (Fig. 2);
 * :func:`heatmap_figure` — a summary quantity as a colour map over two swept dimensions;
+* :func:`state_map_figure` — a per-run state code as the most frequent state of each cell
+  over the same two dimensions; both may draw power laws :math:`y = a x^b` over the map
+  (:func:`draw_power_lines`), e.g. a stability boundary;
 * :func:`series_figure` — observables of runs against time (or against another observable);
 * :func:`animate_run` — an animation of a run's frames;
 * the analysis figures: critical fits, finite-size scaling, sensitivity indices.
@@ -284,21 +287,74 @@ def _print_cells(ax: plt.Axes, mesh: Any, z: np.ndarray, xe: np.ndarray, ye: np.
                 color="black" if light else "white")
 
 
-def _hatch_missing(fig: plt.Figure, ax: plt.Axes, missing: np.ndarray, xe: np.ndarray,
-                   ye: np.ndarray, label: str) -> None:
-    """Hatched grey cells where ``missing[i, j]``, and a legend entry ``label`` for them."""
+def _hatch_missing(ax: plt.Axes, missing: np.ndarray, xe: np.ndarray, ye: np.ndarray,
+                   label: str) -> list[Any]:
+    """Hatched grey cells where ``missing[i, j]``; the legend handle for them (if any)."""
     patch = {"facecolor": "0.85", "edgecolor": "0.45", "hatch": "///", "linewidth": 0.0}
     for i, j in np.argwhere(missing):
         ax.add_patch(Rectangle((xe[j], ye[i]), xe[j + 1] - xe[j], ye[i + 1] - ye[i], **patch))
-    if missing.any():
-        fig.legend(handles=[Patch(label=label, **patch)], loc="outside lower center",
-                   frameon=False)
+    return [Patch(label=label, **patch)] if missing.any() else []
+
+
+def draw_power_lines(ax: plt.Axes, lines: Sequence[dict[str, Any]], x_edges: np.ndarray,
+                     y_edges: np.ndarray, log_x: bool) -> list[Any]:
+    """Each ``{coefficient a, exponent b, label}`` of ``lines`` as the curve :math:`y = a x^b`
+    across the map (x from the first to the last cell edge), black, dashed then dotted; the
+    axes stay on the map's cells. Returns the labelled lines (legend handles)."""
+    lo, hi = float(x_edges[0]), float(x_edges[-1])
+    xs = np.geomspace(lo, hi, 256) if log_x and lo > 0 else np.linspace(lo, hi, 256)
+    handles = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for number, line in enumerate(lines):
+            ys = float(line["coefficient"]) * xs ** float(line["exponent"])
+            (drawn,) = ax.plot(xs, ys, ls=("--", ":", "-.")[number % 3], color="black",
+                               lw=1.6, label=line.get("label") or None)
+            if line.get("label"):
+                handles.append(drawn)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(float(y_edges[0]), float(y_edges[-1]))
+    return handles
+
+
+def _map_legend(fig: plt.Figure, handles: Sequence[Any]) -> None:
+    """One legend under the map (hatched cells, power lines, states), outside the data."""
+    if handles:
+        fig.legend(handles=list(handles), loc="outside lower center", frameon=False,
+                   ncols=min(len(handles), 3))
+
+
+def _map_axes(fig: plt.Figure, summary: xr.Dataset, x: str, y: str, logx: bool, logy: bool,
+              xlabel: str | None, ylabel: str | None) -> tuple[plt.Axes, tuple, tuple]:
+    """The axes of a map over ``x`` and ``y`` with ticks at the swept values; returns the
+    axes and the ``(order, centres, edges, ticks)`` of each direction."""
+    x_axis, y_axis = _heatmap_axis(summary[x].values, logx), _heatmap_axis(summary[y].values,
+                                                                           logy)
+    ax = fig.subplots()
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    for axis, (_, centres, _, ticks) in ((ax.xaxis, x_axis), (ax.yaxis, y_axis)):
+        axis.set_ticks(centres, ticks)
+        axis.set_minor_locator(NullLocator())
+    if len(x_axis[1]) > 6:
+        ax.tick_params(axis="x", labelrotation=45)
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or coordinate_label(summary, y))
+    return ax, x_axis, y_axis
+
+
+def _map_figure(n_x: int, n_y: int, extra_width: float = 0.0) -> plt.Figure:
+    """A constrained-layout figure sized for a map of ``n_x`` x ``n_y`` cells."""
+    style.apply()
+    return plt.figure(figsize=(float(np.clip(2.6 + 0.55 * n_x, 4.6, 9.5)) + extra_width,
+                               float(np.clip(2.0 + 0.35 * n_y, 3.4, 7.5))),
+                      layout="constrained")
 
 
 def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = False,
                    logy: bool = False, logz: bool = False, mark_missing: str = "no value",
                    xlabel: str | None = None, ylabel: str | None = None,
-                   zlabel: str | None = None, title: str = "") -> plt.Figure:
+                   zlabel: str | None = None, title: str = "",
+                   lines: Sequence[dict[str, Any]] = ()) -> plt.Figure:
     """Replicate-averaged ``z`` as a colour map over the swept coordinates ``x`` (horizontal)
     and ``y`` (vertical).
 
@@ -308,36 +364,93 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
     (:func:`cell_text`). Cells without a finite value (NaN, e.g. runs that blew up) are
     hatched grey with the legend entry ``mark_missing``. With ``logz`` the colour scale is
     logarithmic over the positive values (a cell <= 0 is left white, its value printed).
+    ``lines``: power laws drawn over the map (:func:`draw_power_lines`).
     """
     grid = heatmap_grid(summary, x, y, z)
-    x_order, xc, xe, x_ticks = _heatmap_axis(summary[x].values, logx)
-    y_order, yc, ye, y_ticks = _heatmap_axis(summary[y].values, logy)
+    n_x, n_y = summary[x].size, summary[y].size
+    fig = _map_figure(n_x, n_y)
+    ax, (x_order, xc, xe, _), (y_order, yc, ye, _) = _map_axes(fig, summary, x, y, logx, logy,
+                                                               xlabel, ylabel)
     z_values = grid.values[np.ix_(y_order, x_order)].astype(float)
     missing = ~np.isfinite(z_values)
     shown = z_values[~missing & (z_values > 0)] if logz else z_values[~missing]
     norm = ((LogNorm if logz else Normalize)(shown.min(), shown.max()) if shown.size
             else Normalize(0.0, 1.0))
-    style.apply()
-    fig = plt.figure(figsize=(float(np.clip(2.6 + 0.55 * xc.size, 4.6, 9.5)),
-                              float(np.clip(2.0 + 0.35 * yc.size, 3.4, 7.5))),
-                     layout="constrained")
-    ax = fig.subplots()
     cmap = plt.get_cmap("viridis").with_extremes(bad="white")
     mesh = ax.pcolormesh(xe, ye, np.ma.masked_invalid(z_values), norm=norm, cmap=cmap)
-    ax.set_xscale("log" if logx else "linear")
-    ax.set_yscale("log" if logy else "linear")
-    for axis, centres, ticks in ((ax.xaxis, xc, x_ticks), (ax.yaxis, yc, y_ticks)):
-        axis.set_ticks(centres, ticks)
-        axis.set_minor_locator(NullLocator())
-    if len(xc) > 6:
-        ax.tick_params(axis="x", labelrotation=45)
-    ax.set_xlabel(xlabel or coordinate_label(summary, x))
-    ax.set_ylabel(ylabel or coordinate_label(summary, y))
     bar = fig.colorbar(mesh, ax=ax)
     bar.set_label(style.wrap(zlabel or quantity_label(summary, z), 38))
-    _hatch_missing(fig, ax, missing, xe, ye, mark_missing)
+    handles = _hatch_missing(ax, missing, xe, ye, mark_missing)
+    handles += draw_power_lines(ax, lines, xe, ye, logx) if lines else []
+    _map_legend(fig, handles)
     style.title(fig, title)
     _print_cells(ax, mesh, z_values, xe, ye, xc, yc)
+    return fig
+
+
+def state_grid(summary: xr.Dataset, x: str, y: str, z: str) -> np.ndarray:
+    """Per-run values of ``z`` as an array (n_y, n_x, replicates) in sweep order; any other
+    dimension must have length 1 (ValueError otherwise)."""
+    for name in (x, y):
+        if summary[name].ndim != 1:
+            raise ValueError(f"map coordinate '{name}' is not one swept dimension: "
+                             f"{summary[name].dims}")
+    x_dim, y_dim = summary[x].dims[0], summary[y].dims[0]
+    values = summary[z]
+    others = [dim for dim in values.dims if dim not in (x_dim, y_dim, "replicate")]
+    if x_dim == y_dim or any(values.sizes[dim] > 1 for dim in others):
+        raise ValueError(f"'{z}' over '{x}' and '{y}' is not one map: dimensions "
+                         f"{dict(values.sizes)}")
+    values = values.isel({dim: 0 for dim in others})
+    if "replicate" not in values.dims:
+        values = values.expand_dims("replicate", axis=-1)
+    return values.transpose(y_dim, x_dim, "replicate").values.astype(float)
+
+
+def modal_states(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Most frequent non-negative integer code along the last axis (ties: the smaller code)
+    and the share of the known runs that have it; NaN where no run is known (NaN or a
+    negative code)."""
+    codes = np.asarray(codes, dtype=float)
+    mode = np.full(codes.shape[:-1], np.nan)
+    share = np.full(codes.shape[:-1], np.nan)
+    for index in np.ndindex(*codes.shape[:-1]):
+        known = codes[index][np.isfinite(codes[index]) & (codes[index] >= 0)].astype(int)
+        if known.size:
+            counts = np.bincount(known)
+            mode[index] = int(np.argmax(counts))
+            share[index] = counts.max() / known.size
+    return mode, share
+
+
+def state_map_figure(summary: xr.Dataset, x: str, y: str, z: str, states: Sequence[str],
+                     logx: bool = False, logy: bool = False,
+                     lines: Sequence[dict[str, Any]] = (), xlabel: str | None = None,
+                     ylabel: str | None = None, title: str = "") -> plt.Figure:
+    """The most frequent state (integer code ``z`` of each run, named by ``states[code]``) of
+    every cell over the swept coordinates ``x`` and ``y`` (:func:`modal_states`), one colour
+    per state with a legend; where the replicates disagree the modal share is printed in the
+    cell; cells without a known state are hatched; ``lines`` drawn over the map."""
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    grid = state_grid(summary, x, y, z)
+    fig = _map_figure(summary[x].size, summary[y].size)
+    ax, (x_order, xc, xe, _), (y_order, yc, ye, _) = _map_axes(fig, summary, x, y, logx, logy,
+                                                               xlabel, ylabel)
+    mode, share = modal_states(grid[np.ix_(y_order, x_order)])
+    count = max(len(states), int(np.nanmax(mode)) + 1 if np.isfinite(mode).any() else 1)
+    colours = [plt.get_cmap("tab10")(k % 10) for k in range(count)]
+    ax.pcolormesh(xe, ye, np.ma.masked_invalid(mode), cmap=ListedColormap(colours),
+                  norm=BoundaryNorm(np.arange(count + 1) - 0.5, count))
+    for i, j in np.argwhere(np.isfinite(share) & (share < 1.0)):
+        ax.text(xc[j], yc[i], f"{share[i, j]:.2g}", ha="center", va="center", fontsize=6)
+    present = sorted({int(code) for code in mode[np.isfinite(mode)]})
+    handles = [Patch(facecolor=colours[code], label=states[code] if code < len(states)
+                     else str(code)) for code in present]
+    handles += _hatch_missing(ax, ~np.isfinite(mode), xe, ye, "no known state")
+    handles += draw_power_lines(ax, lines, xe, ye, logx) if lines else []
+    _map_legend(fig, handles)
+    style.title(fig, title)
     return fig
 
 

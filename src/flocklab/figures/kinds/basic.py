@@ -202,6 +202,34 @@ class Curve(StudyKind):
         return [text, sweeps_text(study)]
 
 
+#: Schema keys of power laws drawn over a map (heatmap, state_map).
+LINES = """\
+        lines:
+          type: array
+          default: []
+          description: >
+            power laws y = coefficient * x^exponent drawn over the map in the swept
+            coordinates (e.g. a stability boundary), black dashed, with their labels
+          items:
+            type: object
+            additionalProperties: false
+            required: [coefficient, exponent]
+            properties:
+              coefficient: {type: number, description: "a in y = a x^b"}
+              exponent: {type: number, description: "b in y = a x^b"}
+              label: {type: string, default: "", description: legend entry}
+"""
+
+
+def lines_text(figure: Mapping[str, Any], model: Any = None) -> list[str]:
+    """Caption lines naming the power laws drawn over a map."""
+    x, y = (figure["x"], figure["y"]) if model is None else (
+        name_text(model, figure["x"]), name_text(model, figure["y"]))
+    return [f"Line: {line.get('label') or 'power law'}, {y} = "
+            f"{line['coefficient']:g} ({x})^{line['exponent']:g}."
+            for line in figure.get("lines", [])]
+
+
 class Heatmap(StudyKind):
     """A replicate-averaged summary quantity as a colour map over two swept parameters."""
 
@@ -233,7 +261,7 @@ class Heatmap(StudyKind):
         xlabel: {type: string, description: axis label}
         ylabel: {type: string, description: axis label}
         zlabel: {type: string, description: "colour-bar label (default: the quantity's)"}
-    """
+    """.rstrip(" ") + LINES
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -275,7 +303,7 @@ class Heatmap(StudyKind):
             open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], logx=figure["logx"],
             logy=figure["logy"], logz=figure["logz"], mark_missing=figure["mark_missing"],
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"),
-            zlabel=figure.get("zlabel"), title=figure["title"])
+            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
         model = get_model(study.model)
@@ -285,7 +313,68 @@ class Heatmap(StudyKind):
                 f"{name_text(model, figure['y'])} (vertical): one cell per "
                 "point, centred on its swept values, with the value printed in it. "
                 f"Hatched cells ({figure.get('mark_missing', 'no value')}): no finite value.",
-                sweeps_text(study)]
+                *lines_text(figure, model), sweeps_text(study)]
+
+
+class StateMap(Heatmap):
+    """A per-run state code as the most frequent state of each cell over two swept
+    parameters, with named states."""
+
+    name = "state_map"
+    description = ("the most frequent state (a per-run integer metric, named by `states`) of "
+                   "each point over the two swept dimensions of a grid study")
+    required = ("x", "y", "z", "states")
+    keys = """
+        x:
+          type: string
+          description: >
+            swept parameter on the horizontal axis; it and y must be swept on two different
+            axes of the study, the only axes with more than one value
+        y: {type: string, description: "swept parameter on the vertical axis"}
+        z:
+          type: string
+          description: >
+            per-run metric holding an integer state code (negative or NaN: unknown); each
+            cell shows the code most runs of the point have (ties: the smaller code), with
+            the share of the runs when they disagree
+        states:
+          type: array
+          minItems: 1
+          items: {type: string}
+          description: name of each state code (index = code), for the legend
+        logx: {type: boolean, default: false, description: logarithmic horizontal axis}
+        logy: {type: boolean, default: false, description: logarithmic vertical axis}
+        xlabel: {type: string, description: axis label}
+        ylabel: {type: string, description: axis label}
+    """.rstrip(" ") + LINES
+
+    def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
+                    context: FigureContext) -> None:
+        """As a heatmap's; ``z`` must be a per-run metric of the model."""
+        super().check_study(where, figure, study, context)
+        metrics = [metric.name for metric in get_model(study.model).run_metrics]
+        if figure["z"] not in metrics:
+            raise ConfigError(f"config key '{where}.z': '{figure['z']}' is not a per-run "
+                              f"metric of model '{study.model}'; allowed: "
+                              f"{', '.join(metrics) or 'none'}")
+
+    def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
+        from flocklab.figures import plotting
+
+        return plotting.state_map_figure(
+            open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], figure["states"],
+            logx=figure["logx"], logy=figure["logy"], lines=figure.get("lines", ()),
+            xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"), title=figure["title"])
+
+    def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        model = get_model(study.model)
+        names = ", ".join(f"{code} {name}" for code, name in enumerate(figure["states"]))
+        return [f"The state ({name_text(model, figure['z'])}: {names}) most of the "
+                f"{study.replicates} seed(s) per point end in, over "
+                f"{name_text(model, figure['x'])} (horizontal) and "
+                f"{name_text(model, figure['y'])} (vertical), one cell per point; a number in "
+                "a cell is the share of the seeds in that state where they disagree; hatched: "
+                "no known state.", *lines_text(figure, model), sweeps_text(study)]
 
 
 class Series(StudyKind):
