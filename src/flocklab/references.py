@@ -35,6 +35,14 @@ INTEGRATOR_ARTICLE = ("\"弹簧质点系统仿真：显式与隐式积分器的�
                       "article, undated")
 COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models), "
                             "contest papers and slides, unsigned, undated")
+DORSOGNA_2006 = ("M. R. D'Orsogna, Y. L. Chuang, A. L. Bertozzi and L. S. Chayes, "
+                 "\"Self-propelled particles with soft-core interactions: patterns, stability, "
+                 "and collapse\", Phys. Rev. Lett. 96, 104302 (2006)")
+GAZI_PASSINO_2003 = ("V. Gazi and K. M. Passino, \"Stability analysis of swarms\", IEEE Trans. "
+                     "Autom. Control 48, 692 (2003)")
+HAIRER_LUBICH_WANNER_2006 = ("E. Hairer, C. Lubich and G. Wanner, Geometric Numerical "
+                             "Integration, 2nd ed., Springer (2006), ch. II.5 (composition, "
+                             "Strang splitting)")
 LI_SHAO_QIAN_2002 = ("X. L. Li, Z. J. Shao and J. X. Qian, \"An optimizing method based on "
                      "autonomous animats: fish-swarm algorithm\", Systems Engineering — Theory "
                      "& Practice 22(11), 32 (2002)")

@@ -21,7 +21,9 @@ with cohesion, alignment and separation at the safety distance
 
 This module holds the declarations and the hooks; the engine
 (:mod:`flocklab.models.foraging.engine`) and its kernels are imported when a run starts.
-Time is continuous (``t_end`` and ``dt`` in s, default ``dt = 0.2`` s).
+Time is continuous (``t_end`` and ``dt`` in s, default ``dt = 0.2`` s). Lengths, food and
+energies are in model units, declared as the UDUNITS dimensionless unit ``1`` (so speeds and
+rates are ``s-1``).
 
 References
 ----------
@@ -89,8 +91,8 @@ class Foraging(Model):
     size_parameter = "N"
     entity_dim = "agent"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
-        "x": SnapshotVariable("agent x position", "length"),
-        "y": SnapshotVariable("agent y position", "length"),
+        "x": SnapshotVariable("agent x position", "1"),
+        "y": SnapshotVariable("agent y position", "1"),
         "ex": SnapshotVariable("heading x component", "1"),
         "ey": SnapshotVariable("heading y component", "1"),
         "energy": SnapshotVariable("energy S = E/E_max", "1"),
@@ -98,10 +100,10 @@ class Foraging(Model):
         "behaviour": SnapshotVariable("last behaviour: 0 random move, 1 forage, 2 swarm, "
                                       "3 follow, 4 flee", "1", "int8"),
         "food": SnapshotVariable("food density on the cells (row iy * nx + ix)",
-                                 "energy/length^2", "float32", entity_dim="cell",
+                                 "1", "float32", entity_dim="cell",
                                  count=_params.cell_count),
         "predator_position": SnapshotVariable(
-            "predator position", "length", entity_dim="predator",
+            "predator position", "1", entity_dim="predator",
             count=lambda params: len(params["predators"]), trailing=(("axis", 2),)),
     }
     run_metrics = (
@@ -111,13 +113,13 @@ class Foraging(Model):
         Metric("lifetime", "mean lifetime min(death, t_end)", "s"),
         Metric("food_time", "mean time to food (never: t_end)", "s"),
         Metric("found_food", "share that stood on food", "1"),
-        Metric("eaten", "energy eaten per agent", "energy"),
+        Metric("eaten", "energy eaten per agent", "1"),
         Metric("energy_final", "mean S of the living at the end", "1"),
     )
     derived_quantities = (
         DerivedQuantity("food_density", "nominal mean food density at the start",
-                        "energy/length^2", r"\bar F", _params.nominal_food_density),
-        DerivedQuantity("density", "agents per area", "1/length^2", r"\rho",
+                        "1", r"\bar F", _params.nominal_food_density),
+        DerivedQuantity("density", "agents per area", "1", r"\rho",
                         lambda p: p["N"] / (p["Lx"] * p["Ly"])),
         DerivedQuantity("starvation_time", "E0/(k v0 + b): death without food", "s", "t^*",
                         lambda p: p["E0"] / (p["k_metabolic"] * p["speed"] + p["b_metabolic"])
@@ -192,9 +194,9 @@ class Foraging(Model):
                                 {"long_name": "first time standing on food (NaN: never)",
                                  "units": "s"}),
             "eaten": (agent, state["eaten"].copy(),
-                      {"long_name": "energy eaten", "units": "energy"}),
+                      {"long_name": "energy eaten", "units": "1"}),
             "travelled": (agent, state["travelled"].copy(),
-                          {"long_name": "distance travelled", "units": "length"}),
+                          {"long_name": "distance travelled", "units": "1"}),
             "final_energy": (agent, state["energy"] / params["E_max"],
                              {"long_name": "energy S = E/E_max at the end", "units": "1"}),
         }
@@ -204,7 +206,7 @@ class Foraging(Model):
                                 np.diff(state["_poly_start"]))
             out["obstacle_edges"] = (("edge", "edge_column"), edges.copy(),
                                      {"long_name": "obstacle edges x0, y0, x1, y1",
-                                      "units": "length"})
+                                      "units": "1"})
             out["obstacle_polygon"] = (("edge",), polygon,
                                        {"long_name": "obstacle each edge belongs to",
                                         "units": "1"})

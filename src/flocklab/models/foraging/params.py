@@ -72,13 +72,13 @@ def _nonnegative(name: str, default: float, description: str, unit: str = "1",
 
 SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("N", "int", 50, "number of agents", low=1, symbol="N"),
-    _positive("Lx", 100.0, "arena width (walls at x = 0 and x = Lx)", "length", "L_x"),
-    _positive("Ly", 100.0, "arena height (walls at y = 0 and y = Ly)", "length", "L_y"),
+    _positive("Lx", 100.0, "arena width (walls at x = 0 and x = Lx)", "1", "L_x"),
+    _positive("Ly", 100.0, "arena height (walls at y = 0 and y = Ly)", "1", "L_y"),
     # motion and perception
-    _positive("speed", 1.0, "cruising speed v0 (constant unless fleeing)", "length/s", "v_0"),
-    _positive("flee_speed", 2.0, "speed while fleeing a predator, v_max >= v0", "length/s",
+    _positive("speed", 1.0, "cruising speed v0 (constant unless fleeing)", "s-1", "v_0"),
+    _positive("flee_speed", 2.0, "speed while fleeing a predator, v_max >= v0", "s-1",
               "v_{max}"),
-    _positive("visual", 5.0, "perception radius R: partners and food samples", "length", "R"),
+    _positive("visual", 5.0, "perception radius R: partners and food samples", "1", "R"),
     ParameterSpec("tries", "int", 5, "try-number: random points sampled per step when "
                   "foraging", low=0, symbol="n_{try}"),
     _nonnegative("crowding", 0.2, "crowding factor delta: swarm/follow only if "
@@ -87,7 +87,7 @@ SPECS: tuple[ParameterSpec, ...] = (
                  "variance sigma^2 dt (rotational diffusion sigma^2/2)", "rad/s^0.5",
                  r"\sigma"),
     _nonnegative("safety", 1.0, "safety distance d_sa: partners closer are swum away from "
-                 "(priority); clearance kept from obstacles", "length", "d_{sa}"),
+                 "(priority); clearance kept from obstacles", "1", "d_{sa}"),
     _nonnegative("w_intent", 0.5, "weight lambda_1 of the own intention (forage, swarm, "
                  "follow or random move)", symbol=r"\lambda_1"),
     _nonnegative("w_cohesion", 0.1, "weight lambda_2 toward the partners' centre",
@@ -97,23 +97,23 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("social", "bool", True, "grouped: swarm, follow, cohesion and alignment "
                   "on; false: every agent forages alone (separation kept)"),
     # energy
-    _positive("E0", 15.0, "initial energy E_0", "energy", "E_0"),
-    _positive("E_max", 20.0, "maximum energy: no feeding above it", "energy", "E_{max}"),
+    _positive("E0", 15.0, "initial energy E_0", "1", "E_0"),
+    _positive("E_max", 20.0, "maximum energy: no feeding above it", "1", "E_{max}"),
     _nonnegative("k_metabolic", 0.1, "metabolic cost per length travelled, k in mu = k v + b",
-                 "energy/length", "k"),
-    _nonnegative("b_metabolic", 0.1, "basal metabolic rate b in mu = k v + b", "energy/s",
+                 "1", "k"),
+    _nonnegative("b_metabolic", 0.1, "basal metabolic rate b in mu = k v + b", "s-1",
                  "b"),
     _nonnegative("feeding_rate", 0.5, "clearance rate gamma: intake gamma F per unit time on "
-                 "food density F", "length^2/s", r"\gamma"),
+                 "food density F", "s-1", r"\gamma"),
     # food
     _positive("food_cell", 1.0, "side of the food grid's cells (nx = ceil(Lx / side))",
-              "length", "h"),
-    _nonnegative("food_background", 0.0, "food density everywhere", "energy/length^2", "F_b"),
+              "1", "h"),
+    _nonnegative("food_background", 0.0, "food density everywhere", "1", "F_b"),
     ParameterSpec("patches", "int", 10, "random disc patches (centres uniform in the arena, "
                   "drawn from the run's seed)", low=0, symbol="n_p"),
-    _positive("patch_radius", 5.0, "radius of the random patches", "length", "r_p"),
+    _positive("patch_radius", 5.0, "radius of the random patches", "1", "r_p"),
     _nonnegative("patch_density", 2.0, "food density inside a random patch",
-                 "energy/length^2", "F_p"),
+                 "1", "F_p"),
     ParameterSpec("food", "json", [], "explicit food patches (rectangles, discs)",
                   schema=FOOD_SCHEMA),
     ParameterSpec("depletion", "bool", True, "eaten food is removed from the field"),
@@ -125,9 +125,9 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("group_size", "int", 10, "agents per school at the start (1: all "
                   "dispersed; >= N: one school)", low=1, symbol="G"),
     _positive("spacing", 1.0, "start: a school of G fills a disc of area G spacing^2",
-              "length", "a"),
+              "1", "a"),
     ParameterSpec("predators", "json", [], "predators (list)", schema=PREDATOR_SCHEMA),
-    _positive("flee_range", 5.0, "agents flee a predator closer than this", "length",
+    _positive("flee_range", 5.0, "agents flee a predator closer than this", "1",
               "R_f"),
 )
 

@@ -195,9 +195,9 @@ class Budget(Task):
                    "E0 + (gamma F - mu) t up to E_max on uniform fields")
     options = (
         _list("speeds", [0.25, 0.5, 1.0, 2.0, 4.0], "cruising speeds of the starving agent",
-              "length/s"),
+              "s-1"),
         _list("densities", [0.2, 0.4, 0.8, 1.6], "uniform food densities (not depleted)",
-              "energy/length^2"),
+              "1"),
         ParameterSpec("dt", "float", 0.2, "time step", "s", low=0.0, low_inclusive=False),
         ParameterSpec("t_end", "float", 100.0, "length of the feeding runs", "s", low=0.0,
                       low_inclusive=False),
