@@ -81,3 +81,9 @@ def test_no_agent_or_predator_inside_an_obstacle_in_any_frame(finished):
             polygon = Polygon(edges[owner == k, :2])
             assert not polygon.contains_points(points).any()
             assert not polygon.contains_points(predator).any()
+
+
+def test_every_figure_passes_the_layout_check(finished, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    problems = figure_layouts(finished.parent, CONFIG)
+    assert problems and not {name: found for name, found in problems.items() if found}

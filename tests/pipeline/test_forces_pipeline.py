@@ -87,3 +87,9 @@ def test_captures_agree_with_the_survivors(finished):
         with xr.open_dataset(path) as run:
             caught = int(np.isfinite(run["capture_time"].values).sum())
             assert caught == round(20 * (1.0 - float(run["alive_fraction"].values[-1])))
+
+
+def test_every_figure_passes_the_layout_check(finished, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    problems = figure_layouts(finished.parent, CONFIG)
+    assert problems and not {name: found for name, found in problems.items() if found}

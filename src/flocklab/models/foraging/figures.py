@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flocklab.figures import style
 from flocklab.figures.drawing import Drawing
+from flocklab.figures.labels import axis_label
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -81,10 +83,10 @@ def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:
         sem = np.asarray(result["alive_fraction"][condition]["sem"])
         left.plot(time, mean, color=colour, label=condition)
         left.fill_between(time, mean - sem, mean + sem, color=colour, alpha=0.25, lw=0)
-    left.set_xlabel("t [s]")
-    left.set_ylabel("share alive $n/N$")
+    left.set_xlabel(axis_label("time", "t", "s"))
+    left.set_ylabel(axis_label("share alive", "n/N"))
     left.set_ylim(-0.02, 1.02)
-    left.legend(fontsize=8)
+    style.legend(fig, left)
     solitary = np.asarray(result["survival"]["solitary"])
     grouped = np.asarray(result["survival"]["grouped"])
     for s, g in zip(solitary, grouped, strict=True):
@@ -93,11 +95,11 @@ def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:
     right.plot(np.ones_like(grouped), grouped, "o", color=colours["grouped"], ms=4)
     right.set_xticks([0, 1], ["solitary", "grouped"])
     right.set_xlim(-0.4, 1.4)
-    right.set_ylabel("survival at $t_{end}$")
+    right.set_ylabel(axis_label("survival at the end", "n/N"))
     marks = {"survival": "survival", "food_time": "time to food"}
-    right.set_title("; ".join(f"{marks[c['output']]}: {c['verdict']} "
+    style.panel_title(right, "; ".join(f"{marks[c['output']]}: {c['verdict']} "
                               f"(p = {min(c['p_better'], c['p_worse']):.2g})"
-                              for c in result["claims"]), fontsize=8)
+                              for c in result["claims"]))
 
 
 def budget_figure(fig: Any, result: Mapping[str, Any], params: Mapping[str, Any]) -> None:
@@ -111,9 +113,8 @@ def budget_figure(fig: Any, result: Mapping[str, Any], params: Mapping[str, Any]
               color="0.3", lw=1, label="$E_0/(kv+b)$")
     left.plot(speed, [row["measured"] for row in deaths], "o", color="tab:red", ms=5,
               label="simulation")
-    left.set_xlabel("speed $v$ [length/s]")
-    left.set_ylabel("time of death [s]")
-    left.legend(fontsize=8)
+    left.set_xlabel(axis_label("speed", "v", "s-1"))
+    left.set_ylabel(axis_label("time of death", "t_d", "s"))
     mu = params["k_metabolic"] * params["speed"] + params["b_metabolic"]
     for k, (density, path) in enumerate(result["paths"].items()):
         time = np.asarray(path["time"])
@@ -122,7 +123,8 @@ def budget_figure(fig: Any, result: Mapping[str, Any], params: Mapping[str, Any]
         line = np.minimum(params["E_max"], params["E0"]
                           + (params["feeding_rate"] * float(density) - mu) * time)
         right.plot(time, line, "--", color="k", lw=0.8)
-    right.set_xlabel("t [s]")
-    right.set_ylabel("energy $E$")
-    right.legend(fontsize=7)
-    right.set_title(f"largest error {result['largest_error']:.1e}", fontsize=9)
+    right.set_xlabel(axis_label("time", "t", "s"))
+    right.set_ylabel(axis_label("energy", "E"))
+    style.legend(fig)
+    style.panel_title(right, f"largest error against the closed form "
+                             f"{result['largest_error']:.1e}")

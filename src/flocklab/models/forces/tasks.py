@@ -72,6 +72,8 @@ class ClosedForms(Task):
              ) -> None:
         import numpy as np
 
+        from flocklab.figures import style
+
         ax = fig.add_subplot()
         for marker, (case, result) in zip("os", document["result"]["integrator_order"].items(),
                                           strict=False):
@@ -80,9 +82,9 @@ class ClosedForms(Task):
         steps = np.array(next(iter(document["result"]["integrator_order"].values()))["steps"])
         first = next(iter(document["result"]["integrator_order"].values()))["errors"][0]
         ax.loglog(steps, first * (steps / steps[0]) ** 2, ":", color="0.5", label="slope 2")
-        ax.set_xlabel("time step")
-        ax.set_ylabel("global error at t = 2")
-        ax.legend(fontsize=8, frameon=False)
+        ax.set_xlabel(r"time step $\Delta t$")
+        ax.set_ylabel("global error at $t = 2$")
+        style.legend(fig, ax)
 
 
 class Hierarchy(Task):
@@ -138,6 +140,8 @@ class Hierarchy(Task):
 
     def draw(self, fig: Any, document: Mapping[str, Any], options: Mapping[str, Any]
              ) -> None:
+        from flocklab.figures import style
+
         table = document["result"]["table"]
         ax = fig.add_subplot()
         taus = sorted({row["prediction_step"] for row in table})
@@ -147,11 +151,11 @@ class Hierarchy(Task):
             ax.errorbar([row["subleaders"] for row in rows],
                         [row["turn_time_mean"] for row in rows],
                         yerr=[row["turn_time_sem"] for row in rows], marker=marker,
-                        capsize=2, label=f"tau = {tau:g}")
+                        capsize=2, label=rf"$\tau$ = {tau:g}")
         ax.set_xscale("symlog", linthresh=1.0)
-        ax.set_xlabel("sub-leaders")
-        ax.set_ylabel("turn time")
-        ax.legend(fontsize=8, frameon=False)
+        ax.set_xlabel("number of sub-leaders")
+        ax.set_ylabel("time to turn to the new goal")
+        style.legend(fig, ax, title="prediction step")
 
 
 TASKS: tuple[Task, ...] = (ClosedForms(), Hierarchy())
