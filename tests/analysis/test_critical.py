@@ -554,3 +554,124 @@ def test_figures_take_control_and_observable_from_the_declarations():
     (axis,) = plotting.critical_loglog_figure(foreign, critical).axes
     assert "noise_c - noise" in axis.get_xlabel() and "polarisation" in axis.get_ylabel()
     matplotlib.pyplot.close("all")
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+def test_reduced_distance_is_measured_from_the_critical_value_relative_to_it():
+    # s = (x_c - x) / x_c on the ordered-below side, (x - x_c) / x_c on the ordered-above
+    # side; values chosen so that every s is exact in binary floating point.
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(crit.reduced_distance(x, 4.0, "below"),
+                                  [0.75, 0.5, 0.25, 0.0, -0.25, -0.5])
+    np.testing.assert_array_equal(crit.reduced_distance(x, 4.0, "above"),
+                                  [-0.75, -0.5, -0.25, 0.0, 0.25, 0.5])
+
+
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_noise_free_power_law_is_fitted_exactly_amplitude_included(side):
+    """P = A s^e sampled without noise: the weighted least-squares optimum is the truth, and
+    the optimiser reaches it to ~1e-12 (measured); 1e-6 relative leaves a wide margin and
+    still resolves a reduced distance off by 3 % (it rescales A by 1.03^e, 1 % here)."""
+    if side == "below":
+        x = np.linspace(1.0, 3.9, 30)
+        truth = (3.0, 0.4, 0.9)
+        v = np.where(x < 3.0, 0.9 * (np.abs(3.0 - x) / 3.0) ** 0.4, 0.02)
+        fit = crit.fit_power_law(x, v, np.full(x.size, 0.01))
+    else:
+        x = np.linspace(0.2, 3.0, 29)
+        truth = (0.8, 0.35, 0.9)
+        v = np.where(x > 0.8, 0.9 * (np.abs(x - 0.8) / 0.8) ** 0.35, 0.1)
+        fit = crit.fit_power_law(x, v, np.full(x.size, 0.005), side=side, reduced_max=2.0)
+    assert (fit.critical, fit.exponent, fit.amplitude) == pytest.approx(truth, rel=1e-6)
+    # and every point with reduced distance in (0.02, reduced_max] of the truth was used
+    s = crit.reduced_distance(x, truth[0], side)
+    np.testing.assert_array_equal(fit.used, (s > 0.02) & (s <= fit.reduced_max))
+
+
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_the_window_is_half_open_in_reduced_distance(monkeypatch, side):
+    """The window rule keeps the points with reduced_min < s <= reduced_max, s measured from
+    the fitted x_c. The optimiser is replaced by one returning x_c = 4 exactly, so s is exact
+    at the points placed on the window's ends (s = 0.125 and 0.5) and just inside and
+    outside them (s = 0.15, 0.51)."""
+    params = np.array([0.9, 4.0, 0.5])
+    monkeypatch.setattr(crit, "_fit_window", lambda *_: (params, np.eye(3) * 1e-6))
+    if side == "below":
+        x = np.array([1.5, 1.96, 2.0, 2.5, 3.0, 3.4, 3.5, 3.75, 4.5, 5.0])
+    else:
+        x = np.array([3.0, 3.5, 4.25, 4.5, 4.6, 5.0, 5.5, 6.0, 6.04, 6.5])
+    s = crit.reduced_distance(x, 4.0, side)
+    v = np.where(s > 0, 0.9 * np.clip(s, 0, None) ** 0.5, 0.02)
+    fit = crit.fit_power_law(x, v, np.full(x.size, 0.01), side, reduced_min=0.125,
+                             reduced_max=0.5)
+    assert fit.status == "converged" and fit.critical == 4.0
+    expected = {"below": [2.0, 2.5, 3.0, 3.4], "above": [4.6, 5.0, 5.5, 6.0]}[side]
+    np.testing.assert_array_equal(x[fit.used], expected)
+
+
+def test_chi2_per_dof_is_the_weighted_residual_sum_over_points_minus_three():
+    """Definition: chi2/dof = sum over the window of ((v - A s^e) / err)^2 / (n - 3), with the
+    fit's own (A, x_c, e) and window."""
+    rng = np.random.default_rng(21)
+    sigma = 0.01 / np.sqrt(8)
+    v = _truth(ETA) + sigma * rng.normal(size=ETA.size)
+    err = np.full(ETA.size, sigma)
+    fit = crit.fit_power_law(ETA, v, err)
+    s = (fit.critical - ETA[fit.used]) / fit.critical
+    residual = (v[fit.used] - fit.amplitude * s**fit.exponent) / err[fit.used]
+    assert fit.chi2_per_dof == pytest.approx(np.sum(residual**2) / (fit.n_points - 3),
+                                             rel=1e-9)
+
+
+@pytest.mark.parametrize(("disordered", "errors", "transition"), [
+    (0.45, 0.06, True),      # below half, drop 0.55 = 6.5 sigma
+    (0.52, 0.01, False),     # above half the ordered value (however significant the drop)
+    (0.48, 0.01, True),      # just below half
+    (0.30, 0.7 / 3.5 / np.sqrt(2), True),   # drop 3.5 standard errors
+    (0.30, 0.7 / 2.5 / np.sqrt(2), False),  # drop only 2.5 standard errors
+])
+def test_a_transition_needs_a_fall_below_half_by_three_standard_errors(disordered, errors,
+                                                                       transition):
+    """The documented test: the disordered end below half the ordered end, and the drop
+    larger than 3 standard errors of the difference (sqrt(2) x the per-point error)."""
+    x = np.arange(6.0)
+    v = np.array([1.0, 0.95, 0.9, 0.8, 0.6, disordered])
+    err = np.full(6, errors)
+    if transition:
+        crit._check_transition(x, v, err, "below")
+        crit._check_transition(x, v[::-1], err, "above")
+    else:
+        for values, side in ((v, "below"), (v[::-1], "above")):
+            with pytest.raises(crit.CriticalFitError, match="no transition"):
+                crit._check_transition(x, values, err, side)
+
+
+def test_percentile_interval_is_the_central_68_percent():
+    # on 0, 1, ..., 100 the q-th percentile is q (linear interpolation is exact)
+    assert crit.percentile_interval(np.arange(101.0)) == pytest.approx((16.0, 84.0), abs=1e-9)
+    assert crit.percentile_interval(np.arange(101.0), level=0.9) == pytest.approx((5.0, 95.0))
+
+
+def test_bootstrap_resamples_seeds_and_recomputes_the_standard_error():
+    """Two seeds (a, b) per point: a resample is (a, a), (b, b) or a mixed pair, whose mean is
+    (a + b)/2 and whose standard error sd(ddof=1)/sqrt(2) is |a - b|/2; identical draws keep
+    the fallback error. One seed: the parametric bootstrap mean + N(0, err), whose spread is
+    err (sample sd of R = 4000 draws: relative standard error 1/sqrt(2R) = 1.1 %, tolerance
+    4.5 %)."""
+    a, b = np.array([0.2, 0.5, 0.9]), np.array([0.4, 0.1, 0.9])
+    fallback = np.array([0.01, 0.02, 0.03])
+    rows = crit.bootstrap(np.stack([a, b], axis=1), lambda mean, err: np.r_[mean, err],
+                          fallback, 200, np.random.default_rng(5))
+    mean, err = rows[:, :3], rows[:, 3:]
+    mixed = np.isclose(mean, (a + b) / 2) & (a != b)
+    assert mixed.any() and (~mixed & (a != b)).any()
+    np.testing.assert_allclose(np.where(mixed, err, 0.0),
+                               np.where(mixed, np.abs(a - b) / 2, 0.0), rtol=1e-12)
+    np.testing.assert_array_equal(np.where(mixed, 0.0, err),
+                                  np.where(mixed, 0.0, fallback))
+    rows = crit.bootstrap(a[:, None], lambda mean, err: mean, fallback, 4000,
+                          np.random.default_rng(6))
+    np.testing.assert_allclose(rows.std(axis=0, ddof=1), fallback, rtol=0.045)
+    assert np.all(np.abs(rows.mean(axis=0) - a) < 4 * fallback / np.sqrt(4000))

@@ -98,3 +98,70 @@ def test_extrapolation_entry_and_the_collapse_start():
                                                     np.linspace(1, 3, 9))
     assert scalars == {} and ">= 4 sizes" in entry["error"]
     assert guess == [peaks[2, 0], 0.5, 1.0]
+
+
+def test_collapse_quality_of_a_hand_computed_two_size_case():
+    """Sizes L = 1, 2 with 1/nu = 1, beta/nu = 0, x_c = 10: X = (x - 10) L, Y = v.
+    Size 1 at X = -1, 0, 1 with v = 0, 0, 0; size 2 at X = -2, 0, 2 with v = 0, 0, 2; unit
+    errors. Size 1's points are all covered by size 2, whose interpolations there are 0
+    (variance 1/2), 0 (variance 1) and 1 (variance 1/2); size 2 has one covered point
+    (X = 0, interpolation 0). The only non-zero term is at X = 1: weighted mean
+    (0 + 1/(1/2)) / (1 + 2) = 2/3, deviation (2/3)^2 / (1 + 1/3) = 1/3. S = (1/3) / 4."""
+    x = np.array([9.0, 10.0, 11.0])
+    v = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    quality = fss.collapse_quality([10.0, 0.0, 1.0], x, v, np.ones_like(v),
+                                   np.array([1.0, 2.0]), 0.2)
+    assert quality == pytest.approx(1 / 12, rel=1e-12)
+
+
+@pytest.mark.parametrize(("depth", "flagged"), [(3.5, True), (2.5, False)])
+def test_binder_minimum_needs_a_dip_of_three_standard_errors(depth, flagged):
+    # G dips to min(1/3, G_last) - depth x its error at the minimum (documented: 3 sigma)
+    x = np.linspace(0.0, 4.0, 9)
+    err = np.full(9, 0.01)
+    binder = np.array([0.66, 0.65, 0.6, 0.5, 0.4, 0.35, 0.34, 0.335, 0.34])
+    binder[5] = 1 / 3 - depth * 0.01
+    assert fss.binder_minimum(x, binder, err) is flagged
+
+
+def test_binder_crossings_just_outside_the_plateau_margin_are_reported():
+    # Both curves 0.025 +- 0.0015 below 2/3, crossing at x = 1.5: outside the default
+    # plateau margin of 0.02, so a crossing; within 0.015 of 2/3 it is the plateau.
+    x = np.array([0.0, 1.0, 2.0, 3.0])
+    for offset, expected in ((0.025, [1.5]), (0.015, [])):
+        first = 2 / 3 - offset + 0.001 * (x - 1.5)
+        second = 2 / 3 - offset - 0.001 * (x - 1.5)
+        assert fss.binder_crossings(x, first, second) == pytest.approx(expected)
+
+
+def test_is_bimodal_needs_valleys_of_a_fifth_of_the_maximum():
+    """Flat-topped peaks (height 1, five bins) around a flat valley (five bins), so that the
+    3-bin moving average leaves peak and valley heights unchanged: the valley depth is
+    1 - valley, bimodal when >= 0.2 (the default prominence)."""
+    for valley, expected in ((0.78, True), (0.82, False)):
+        histogram = np.array([0.0, *[1.0] * 5, *[valley] * 5, *[1.0] * 5, 0.0])
+        assert fss.is_bimodal(histogram) is expected
+
+
+def test_peak_estimates_use_half_the_bootstrap_interval_as_the_error():
+    """Documented (PeakEstimates.err): half the 68 % interval, at least a tenth of the
+    smallest grid step; half the mean grid step with one seed."""
+    rng = np.random.default_rng(3)
+    m1, m2, n = _moments_with_parabolic_chi(400.0, seeds=3)
+    m2 = m2 * (1 + 0.02 * rng.normal(size=m2.shape))   # seeds disagree: a finite interval
+    step = X[1] - X[0]
+    chi = 400.0 * (m2.mean(axis=2) - m1.mean(axis=2) ** 2)
+
+    def inputs(seeds):
+        return fss.FssInputs(size_dim="N", data=None, lengths=np.array([10.0, 20.0]), x=X,
+                             v=m1.mean(axis=2), err=np.full(chi.shape, 0.01), chi=chi,
+                             binder=np.full(chi.shape, 0.5), binder_err=np.full(chi.shape, 0.01),
+                             m1=m1[..., :seeds], m2=m2[..., :seeds],
+                             n_particles=n if seeds > 1 else None, histogram=None)
+
+    estimates = fss.peak_estimates(inputs(3), 40, np.random.default_rng(4))
+    half = 0.5 * (estimates.interval[:, 1] - estimates.interval[:, 0])
+    assert np.all(half > step / 10)
+    np.testing.assert_allclose(estimates.err, half, rtol=1e-12)
+    one = fss.peak_estimates(inputs(1), 40, np.random.default_rng(4))
+    np.testing.assert_allclose(one.err, step / 2, rtol=1e-12)

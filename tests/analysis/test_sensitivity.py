@@ -330,3 +330,58 @@ def test_run_outputs_match_rows_by_label():
         run_outputs(summary, ["a"], ["z"])
     with pytest.raises(ValueError, match="non-finite"):
         run_outputs(summary.where(summary["y"] < 4), ["b"], ["y"])
+
+
+def test_sobol_indices_of_an_additive_linear_model():
+    """y = a + 2 b + 0 c with independent U[0, 1] factors: V = (1 + 4) / 12, so
+    S1 = ST = (1/5, 4/5, 0) exactly. The estimators' integrands are quadratic polynomials of
+    the inputs, which scrambled Sobol' points integrate with an RMS error O(N^-3/2)
+    (Owen 1997), ~1e-5 at N = 1024; the design's 6-digit rounding adds to it (measured worst
+    error over seeds 1-10: 0.0024). Tolerance 0.005: a 3 % error of the largest index
+    (0.024) is five times larger."""
+    factors = [Factor(name, 0.0, 1.0) for name in ("a", "b", "c")]
+    design = sobol_design(factors, 1024, seed=1)
+    result = sobol_indices(design, design.values @ np.array([1.0, 2.0, 0.0]), seed=1,
+                           resamples=10)
+    for name in ("S1", "ST"):
+        np.testing.assert_allclose(result.values[name], [0.2, 0.8, 0.0], atol=0.005)
+
+
+def _spearman_p(levels, runs):
+    """Two-sided p of Spearman's rho from its definition: Pearson correlation of the (average)
+    ranks, t = r sqrt((n - 2) / (1 - r^2)) with n - 2 degrees of freedom."""
+    from scipy import stats
+
+    x = stats.rankdata(np.repeat(levels, runs.shape[1]))
+    y = stats.rankdata(runs.ravel())
+    r = np.corrcoef(x, y)[0, 1]
+    n = x.size
+    return 2 * stats.t.sf(abs(r) * np.sqrt((n - 2) / (1 - r * r)), n - 2)
+
+
+def test_trend_verdict_significance_level_is_five_percent():
+    """Two rank patterns (20 runs on 4 levels) with p just below and just above 0.05: the
+    claimed increase holds only for the first (alpha = 0.05, two-sided)."""
+    levels = np.array([1.0, 2.0, 3.0, 4.0])
+    below = np.array([[13, 2, 5, 9, 0], [16, 15, 3, 8, 4], [11, 17, 1, 12, 7],
+                      [10, 19, 14, 6, 18]], float)
+    above = np.array([[8, 3, 0, 6, 15], [19, 13, 1, 5, 11], [2, 7, 4, 12, 9],
+                      [14, 10, 16, 17, 18]], float)
+    assert 0.045 < _spearman_p(levels, below) < 0.05 < _spearman_p(levels, above) < 0.055
+    assert trend_verdict(levels, below, "increasing")[0] == "holds"
+    assert trend_verdict(levels, above, "increasing")[0] == "inconclusive"
+
+
+@pytest.mark.parametrize(("below", "above", "verdict"), [
+    (4.05, None, "holds"),         # mean + 2 se = 4 < 4.05
+    (3.95, None, "inconclusive"),  # the interval [0, 4] straddles the bound
+    (4.0, None, "inconclusive"),   # touching is not inside (open bound)
+    (None, 0.0, "inconclusive"),
+    (None, -0.05, "holds"),
+    (-0.05, None, "fails"),        # wholly outside: low = 0 >= -0.05
+    (None, 4.05, "fails"),
+])
+def test_bound_verdict_uses_two_standard_errors(below, above, verdict):
+    """Runs 1 and 3: mean 2, sd (ddof 1) sqrt(2), standard error sqrt(2)/sqrt(2) = 1 exactly,
+    so mean +- 2 se = [0, 4] in exact arithmetic."""
+    assert bound_verdict(np.array([1.0, 3.0]), below=below, above=above)[0] == verdict

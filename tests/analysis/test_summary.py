@@ -122,3 +122,26 @@ def test_run_metrics_dataset_keeps_the_run_attributes():
     assert ds.attrs["seed"] == 11 and ds.attrs["burn_in"] == BURN_IN
     assert ds.attrs["order_threshold"] == 0.9
     assert ds["order_parameter_histogram"].dims == ("bin",)
+
+
+def test_run_statistics_of_the_other_observables_and_the_model_metrics():
+    """The test plugin's oscillator: primary ``energy`` (unbounded: no histogram), second
+    observable ``x0`` and the metric ``decay_rate`` (slope of -ln E after burn-in). With
+    E = exp(-0.1 t) and x0 alternating 0.3, -0.1 the 20 post-burn-in records (t = 21..40)
+    have mean E = sum_{t=21}^{40} e^{-0.1 t} / 20 (closed geometric sum), mean x0 = 0.1,
+    and the decay rate is 0.1 exactly."""
+    from flocklab.analysis.timeseries import series_statistics
+
+    model = get_model("oscillator")
+    energy = np.exp(-0.1 * TIMES)
+    x0 = np.where(TIMES.astype(int) % 2 == 0, 0.3, -0.1)
+    run = xr.Dataset({"energy": ("time", energy), "x0": ("time", x0)},
+                     coords={"time": TIMES}, attrs={"model": "oscillator"})
+    values, histogram = run_statistics(run, model, BURN_IN)
+    q = np.exp(-0.1)
+    assert values["energy_mean"] == pytest.approx(q**21 * (1 - q**20) / (1 - q) / 20,
+                                                  rel=1e-12)
+    assert values["x0_mean"] == pytest.approx(0.1, rel=1e-12)
+    assert values["x0_sem"] == series_statistics(x0[TIMES > BURN_IN], np.nan).sem
+    assert values["decay_rate"] == pytest.approx(0.1, rel=1e-9)
+    assert histogram is None and "susceptibility" not in values

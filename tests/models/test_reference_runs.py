@@ -366,3 +366,23 @@ def test_machine_dependent_fields_exist() -> None:
         manifest = json.loads((DATA_DIR / "tasks" / name / "tables.json").read_text())
         assert manifest[table]["stored"] and set(columns) == set(
             manifest[table]["timing_columns"]), (name, table)
+
+
+def test_stored_min_pitch_answer_is_the_contact_threshold() -> None:
+    """The slow task case ``dragon_chain_min_pitch`` is rerun only in the slow lane; its stored
+    answer is checked here against the physics it states, at a fraction of the cost: the
+    answer is the bisection bracket's upper end rounded to six decimals; the chain spiralling
+    in at the answer + 1e-6 m (above the rounded-off digits) touches nothing before the head
+    reaches the 4.5 m circle; at the bracket's lower end it touches at the stored radius (the
+    first contact lies below r = 5 m, so the scan starts there)."""
+    from flocklab.models.dragon_chain.questions import contact_radius
+
+    document = json.loads((DATA_DIR / "tasks" / "dragon_chain_min_pitch" / "result.json")
+                          .read_text(encoding="utf-8"))
+    answer, check = document["answer"]["min_pitch"], document["check"]
+    low, high = check["bracket_m"]
+    assert round(high, 6) == answer and 0 < high - low <= 1e-8
+    assert 4.5 < check["contact_radius_below_m"] < 5.0
+    assert contact_radius(answer + 1e-6, r_start=8.8, r_end=4.5) is None
+    assert contact_radius(low, r_start=5.0, r_end=4.5) == pytest.approx(
+        check["contact_radius_below_m"], abs=1e-6)

@@ -57,6 +57,34 @@ def test_settling_time_of_an_exponential():
     assert dm.settling_time(t, np.ones_like(t)) == 0.0
 
 
+def test_oscillation_power_cut_off_is_sharp():
+    """A 1 Hz sinusoid on a 20 s record (bins every 0.05 Hz, 1 Hz is one of them) lies wholly
+    above a cut-off of 0.98 Hz and wholly below one of 1.02 Hz: power A^2/2 or none."""
+    t = np.arange(0, 20.0, 0.01)
+    amplitude = 0.03
+    dev = (amplitude * np.sin(2 * np.pi * 1.0 * t))[:, None]
+    assert dm.oscillation_power(t, dev, 0.98) == pytest.approx(amplitude**2 / 2, rel=1e-9)
+    assert dm.oscillation_power(t, dev, 1.02) < 1e-20
+
+
+def test_settling_time_uses_the_absolute_band_near_a_zero_final_value():
+    """exp(-t) settles at 0, where the relative band vanishes: the absolute band 0.05 is left
+    for good at t = ln 20 (grid 1e-3; the first record inside is reported)."""
+    t = np.linspace(0, 30, 30001)
+    assert dm.settling_time(t, np.exp(-t)) == pytest.approx(np.log(20), abs=2e-3)
+    assert dm.settling_time(t, np.exp(-t), band=0.1) == pytest.approx(np.log(10), abs=2e-3)
+
+
+def test_settling_time_is_the_first_record_of_the_final_stay_in_the_band():
+    """Records at t = 0..9 s; final value 0 (mean of the last record), band 0.05: the signal
+    is last outside at t = 4 s (0.3), so it settles at the next record, 5 s after t0 = 0 and
+    3 s after t0 = 2."""
+    t = np.arange(10.0)
+    signal = np.array([1.0, 0.0, 0.0, 0.5, 0.3, 0.01, 0.0, -0.02, 0.0, 0.0])
+    assert dm.settling_time(t, signal) == 5.0
+    assert dm.settling_time(t, signal, t0=2.0) == 3.0
+
+
 def test_control_effort_at_the_straight_line_steady_state():
     """Towed chain: control on unit i is k_c (delta_i - delta_{i+1}) (+ head path force),
     constant in time, so the effort is T sum_i |F_i|^2."""

@@ -470,3 +470,20 @@ def test_accuracy_helpers():
     assert time[-1] < 5.0 and energy[-1] > 100 * energy[0]      # blew up
     time, energy = traces["implicit_midpoint"]
     assert time[-1] == pytest.approx(5.0) and np.ptp(energy) < 1e-3 * energy[0]
+
+
+def test_blow_up_is_a_strain_above_two():
+    """The documented default bound: a run blows up when a spring exceeds three times its rest
+    length (|l/L - 1| > 2). A free point leaving a force-free spring (k = 0, L = 1 m) at 1 m/s,
+    steps of 1/64 s: the length is 1 + n/64 m exactly (dyadic), so the strain is exactly 2 at
+    step 128 (not above: still stable) and 2 + 1/64 at step 129, the blow-up."""
+    system = chain(n_points=2, stiffness=0.0, damping=0.0, rest_length=1.0, mass=1.0,
+                   tip_force=(0.0, 0.0))
+    v0 = np.array([[0.0, 0.0], [1.0, 0.0]])
+    result = integrate(system, "semi_implicit_euler", dt=1 / 64, t_end=3.0, v0=v0)
+    assert not result.stable and result.t_blowup == 129 / 64
+    assert result.observables["max_strain"][-1] == 2.0
+    # a bound given explicitly is used instead
+    looser = integrate(system, "semi_implicit_euler", dt=1 / 64, t_end=3.0, v0=v0,
+                       strain_bound=2.5)
+    assert looser.t_blowup == 161 / 64

@@ -401,3 +401,23 @@ def test_stability_verdict_rules():
     assert by_start["implicit Euler, diagonal "] == "fails"
     ratio = next(v for v in verdicts if "semi-implicit Euler is markedly" in v.claim)
     assert ratio.verdict == "holds" and "×4" in ratio.evidence
+
+
+def test_rk4_amplification_matrix_is_its_stability_polynomial():
+    """RK4's one-step matrix on M x'' = -K x is R(hL), R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24,
+    L with eigenvalues +-i omega: its eigenvalues are R(+-i h omega), besides the eigenvalue 1
+    of the pinned end's frozen coordinates. Checked at h omega = 2.5, where every term of R
+    matters (|z^4/24| = 1.6)."""
+    lin = linearise(oscillator())
+    h = 2.5 / OMEGA
+    z = 1j * h * OMEGA
+    polynomial = 1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24
+    eigenvalues = np.linalg.eigvals(amplification_matrix("rk4", h, lin))
+    moving = eigenvalues[~np.isclose(eigenvalues, 1.0, rtol=0.0, atol=1e-12)]
+    assert moving.size == 2
+    np.testing.assert_allclose(np.abs(moving), abs(polynomial), rtol=1e-10)
+    # past RK4's limit h omega = 2 sqrt(2) the moving pair dominates the spectral radius
+    z = 2.9j
+    beyond = abs(1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24)
+    assert beyond > 1.0
+    assert spectral_radius("rk4", 2.9 / OMEGA, lin) == pytest.approx(beyond, rel=1e-10)

@@ -258,3 +258,16 @@ def test_bad_time_controls_name_their_key(controls, key):
     with pytest.raises(ParameterError) as error:
         flocklab.simulate("vicsek", N=10, L=3.0, seed=1, **controls)
     assert error.value.name == key and f"'{key}'" in error.value.message
+
+
+def test_density_is_n_over_l_squared_and_sets_n_back():
+    """rho = N / L^2 (the coordinate of the density fits) in every run file, and a
+    sensitivity factor rho sets N = max(1, round(rho L^2)) at fixed L."""
+    ds = flocklab.simulate("vicsek", N=50, L=4.0, eta=1.0, steps=2, seed=1)
+    assert float(ds.attrs["density"]) == 50 / 16
+    model = get_model("vicsek")
+    assert model.derived(model.resolve({"N": 90, "L": 3.0})) == {"density": 10.0}
+    (factor,) = model.derived_factors
+    assert (factor.name, factor.target) == ("density", "N")
+    params = model.resolve({"L": 5.0})
+    assert [factor.setting(params, rho) for rho in (1.6, 0.81, 2.0, 0.01)] == [40, 20, 50, 1]

@@ -271,3 +271,17 @@ def test_danger_metrics_come_from_the_run_file():
     run_metrics = get_model("zonal").metrics(ds, 0.0)
     assert run_metrics["danger_rank"] == pytest.approx(ranks[captured].mean(), rel=1e-12)
     assert run_metrics["danger_share"] == pytest.approx(np.mean(ranks[captured] >= 0.75))
+
+
+@pytest.mark.parametrize(("radius", "captured"), [(0.5, True), (0.49, False), (0.51, True)])
+def test_capture_radius_is_the_reach_to_the_target(radius, captured):
+    """The attacking predator at the origin, its target at distance 0.5 exactly: taken when the
+    capture radius reaches it (r <= capture_radius), left alone 2 % short of it."""
+    pos, _, alive = _prey([[0.5, 0.0]], [1.0])
+    params = np.array([[8, 1, 10, radius, 0.5, 1, 1, 1, 0, 3, 2.0]])
+    capture_step, captured_by = np.full(1, -1), np.full(1, -1)
+    predators_capture(np.zeros((1, 3)), np.array([ATTACKING]), np.array([0]), np.zeros(1),
+                      np.zeros(1, np.int64), params, pos, alive, 5, 0.0, capture_step,
+                      captured_by)
+    assert alive.tolist() == [not captured]
+    assert capture_step.tolist() == ([5] if captured else [-1])
