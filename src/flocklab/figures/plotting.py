@@ -34,7 +34,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import NullLocator
 
 from flocklab.figures import labels, style
-from flocklab.figures.drawing import Drawing, drawing_of
+from flocklab.figures.drawing import MIN_ASPECT, Drawing, drawing_of
 
 if TYPE_CHECKING:
     from flocklab.core.model import Model
@@ -107,8 +107,10 @@ def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], panel_lab
     legend for what the drawings mark."""
     columns = max(1, min(columns, len(runs)))
     rows = -(-len(runs) // columns)
-    legend_width = 1.3 if _drawing(runs[0]).legend_handles(runs[0]) else 0.0
-    fig, axes = style.new_figure(rows, columns, square=True, extra=(legend_width, 0.0))
+    drawing = _drawing(runs[0])
+    legend_width = 1.3 if drawing.legend_handles(runs[0]) else 0.0
+    fig, axes = style.new_figure(rows, columns, aspect=_view_aspect(drawing, runs[0]),
+                                 extra=(legend_width, 0.0))
     for ax in axes.flat[len(runs):]:
         ax.set_visible(False)
     for ax, ds, which, label in zip(axes.flat, runs, frames, panel_labels, strict=False):
@@ -122,6 +124,15 @@ def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], panel_lab
     _drawing_legend(fig, runs[0])
     style.title(fig, title)
     return fig
+
+
+def _view_aspect(drawing: Drawing, run: xr.Dataset) -> float:
+    """Height over width of the drawing's fixed view of ``run`` (1 where it has none or draws
+    in 3-D), so that panels of a wide arena are not square boxes around a strip."""
+    box = drawing.limits(run) if drawing.projection(run) is None else None
+    if box is None or not np.all(np.isfinite(box)) or box[1] <= box[0]:
+        return 1.0
+    return max((box[3] - box[2]) / (box[1] - box[0]), MIN_ASPECT)
 
 
 def _drawing_legend(fig: plt.Figure, run: xr.Dataset) -> None:

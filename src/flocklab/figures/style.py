@@ -61,19 +61,23 @@ def shorten(text: str, limit: int = MAX_TITLE) -> str:
 
 
 def new_figure(rows: int = 1, cols: int = 1, *, square: bool = False,
-               projection: str | None = None, sharex: bool = False,
+               aspect: float | None = None, projection: str | None = None,
+               sharex: bool = False,
                extra: tuple[float, float] = (0.0, 0.0), notes: Sequence[str] = ()
                ) -> tuple[Any, Any]:
     """A constrained-layout figure of ``rows`` x ``cols`` panels sized for them.
 
     Returns ``(figure, axes)`` with ``axes`` of shape (rows, cols). ``extra`` adds width and
     height (inches) for colour bars or an outside legend; ``notes`` are lines printed in a
-    band under the panels (wrapped to the figure's width).
+    band under the panels (wrapped to the figure's width). ``aspect`` (height over width of a
+    square-width panel, clipped to [0.5, 1.5]) sizes panels for drawings that are not square.
     """
     import matplotlib.pyplot as plt
 
     apply()
     panel = SQUARE if square else PANEL
+    if aspect is not None:
+        panel = (SQUARE[0], SQUARE[0] * min(max(aspect, 0.5), 1.5))
     width = cols * panel[0] + 0.7 + extra[0]
     wrapped = [wrap(line, characters(width - 0.2, 0.9)) for line in notes]
     note_lines = sum(line.count("\n") + 1 for line in wrapped)
@@ -106,8 +110,9 @@ def panel_title(ax: Any, text: str) -> None:
 
 def legend(fig: Any, axes: Any = None, handles: Sequence[Any] | None = None,
            labels: Sequence[str] | None = None, title: str | None = None) -> Any:
-    """One legend for the figure, outside the data (right of the panels); entries taken
-    from ``handles``/``labels`` or from every panel's labelled artists (each once)."""
+    """One legend for the figure, outside the data (right of the panels, centred, clear of
+    the title); entries taken from ``handles``/``labels`` or from every panel's labelled
+    artists (each once)."""
     if handles is None:
         found: dict[str, Any] = {}
         for ax in ([axes] if axes is not None and not hasattr(axes, "flat") else
@@ -117,5 +122,5 @@ def legend(fig: Any, axes: Any = None, handles: Sequence[Any] | None = None,
         handles, labels = list(found.values()), list(found)
     if not handles:
         return None
-    return fig.legend(handles, labels if labels is not None else None, loc="outside right upper",
-                      title=title, title_fontsize=7.5)
+    return fig.legend(handles, labels if labels is not None else None,
+                      loc="outside right center", title=title, title_fontsize=7.5)

@@ -72,6 +72,27 @@ class ForagingDrawing(Drawing):
         ax.set_title(f"{label} t = {time:g} s, alive {int(alive.sum())}/{alive.size}".strip(),
                      fontsize=9)
 
+    def limits(self, run: xr.Dataset) -> tuple[float, float, float, float]:
+        """The whole arena, ``(0, Lx, 0, Ly)``, in every frame."""
+        return 0.0, float(run.attrs["Lx"]), 0.0, float(run.attrs["Ly"])
+
+    def legend_handles(self, run: xr.Dataset) -> list[Any]:
+        """Agents (colour: energy), dead agents, food, obstacles and predators, those the
+        run has."""
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        handles = [Line2D([], [], marker=">", ls="none", color="tab:orange",
+                          label="agent (colour: energy S)"),
+                   Line2D([], [], marker="x", ls="none", color="0.3", label="dead agent"),
+                   Patch(color="tab:green", alpha=0.7, label="food (darker: more)")]
+        if _polygons(run):
+            handles.append(Patch(color="0.45", label="obstacle"))
+        if "predator_position" in run:
+            handles.append(Line2D([], [], marker="^", ls="none", color="tab:red",
+                                  label="predator"))
+        return handles
+
 
 def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:
     """Left: share alive against time per condition; right: paired final survival."""
