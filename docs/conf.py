@@ -71,4 +71,6 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"index": []}
+# An explicit colour mode: without it the theme logs "invalid theme mode" to the console.
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
