@@ -98,7 +98,8 @@ def config_page() -> str:
              cell(schema.get("description", "")) + "\n",
              "## Top level\n", table(HEADER, list(schema_rows(schema, "")))]
     for name, title in (("study", "studies.NAME"), ("sensitivity", "studies.NAME.sensitivity")):
-        parts += [f"## `{title}`\n", cell(defs[name].get("description", "")) + "\n",
+        described = cell(defs[name].get("description", ""))
+        parts += [f"## `{title}`\n", *([described + "\n"] if described else []),
                   table(HEADER, list(schema_rows(defs[name], "")))]
     for name, title in (("values", "swept values"), ("value", "value"),
                         ("parameter", "parameter")):
