@@ -5,6 +5,7 @@
 #   make test-slow  the long statistical validations too
 #   make test-slurm the workflow on a one-node Slurm started on this machine (root, apt-get)
 #   make bench      the kernel benchmark (benchmarks/results/)
+#   make docs       the documentation site (docs/_build/html), warnings as errors
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -12,7 +13,7 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 STAMP   = $(VENV)/.installed
 
-.PHONY: run report test test-fast test-slow test-slurm lint bench clean-results
+.PHONY: run report test test-fast test-slow test-slurm lint bench docs clean-results
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +48,15 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_vicsek.py
+
+DOCS_STAMP = $(VENV)/.installed-docs
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m sphinx -b html -W --keep-going -j 1 docs docs/_build/html
 
 clean-results:
 	rm -rf results .snakemake

@@ -9,10 +9,12 @@ for subprocesses, such as Snakemake's jobs) before any model is looked up. Tests
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +53,64 @@ def snakemake() -> Callable[..., subprocess.CompletedProcess]:
     ``workdir`` with the test environment's interpreter (an AssertionError with its output
     when it fails and ``check`` is true)."""
     return _snakemake
+
+
+@pytest.fixture(scope="session")
+def test_yaml_run(tmp_path_factory, snakemake) -> tuple[Path, Path]:
+    """``config/test.yaml`` run once through the workflow and its report, shared by the
+    pipeline tests: ``(workdir, config_path)``, results under ``workdir / "results"``."""
+    workdir = tmp_path_factory.mktemp("pipeline")
+    config_path = workdir / "config.yaml"
+    config_path.write_text((REPO / "config" / "test.yaml").read_text())
+    snakemake(workdir, "--configfile", str(config_path), "--cores", "2")
+    snakemake(workdir, "--configfile", str(config_path), "--report",
+              str(workdir / "results" / "report.html"))
+    keep = os.environ.get("FLOCKLAB_KEEP_RESULTS")
+    if keep:  # .ci/run hands this local run to .ci/slurm-test for its comparison
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.copytree(workdir / "results", keep)
+    return workdir, config_path
+
+
+def _chromium_paths() -> tuple[str | None, str | None]:
+    """The Chromium binary and its driver: ``FLOCKLAB_CHROMIUM`` and
+    ``FLOCKLAB_CHROMEDRIVER``, else Debian's ``chromium`` and ``chromedriver`` on PATH."""
+    binary = os.environ.get("FLOCKLAB_CHROMIUM") or next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+    driver = os.environ.get("FLOCKLAB_CHROMEDRIVER") or shutil.which("chromedriver")
+    return binary, driver
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """A headless Chromium driven by selenium (``selenium.webdriver.Chrome``), with the
+    browser console log enabled (``driver.get_log("browser")``). Skipped, saying why, when
+    selenium (the ``docs`` extra), the Chromium binary or its driver (Debian packages
+    ``chromium`` and ``chromium-driver``) is missing. Nothing is downloaded: the driver is
+    the one installed beside the browser. Requests to the network are refused
+    (``--host-resolver-rules``), so a page behaves the same with and without internet."""
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is not installed (pip install -e '.[docs]')")
+    binary, driver_path = _chromium_paths()
+    if binary is None or driver_path is None:
+        pytest.skip("no Chromium binary or chromedriver: apt-get install chromium "
+                    "chromium-driver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--disable-gpu", "--window-size=1280,900",
+                     "--host-resolver-rules=MAP * ~NOTFOUND"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def _figure_layouts(workdir: Path, config_path: Path) -> dict[str, list[str]]:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -56,18 +54,9 @@ def planned_runs(snakemake, workdir: Path, config: Path, *args: str) -> set[str]
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, snakemake):
-    workdir = tmp_path_factory.mktemp("pipeline")
-    config_path = workdir / "config.yaml"
-    config_path.write_text((REPO / "config" / "test.yaml").read_text())
-    snakemake(workdir, "--configfile", str(config_path), "--cores", "2")
-    snakemake(workdir, "--configfile", str(config_path), "--report",
-              str(workdir / "results" / "report.html"))
-    keep = os.environ.get("FLOCKLAB_KEEP_RESULTS")
-    if keep:  # .ci/run hands this local run to .ci/slurm-test for its comparison
-        shutil.rmtree(keep, ignore_errors=True)
-        shutil.copytree(workdir / "results", keep)
-    return workdir, config_path
+def finished(test_yaml_run):
+    """The shared run of config/test.yaml (conftest): ``(workdir, config_path)``."""
+    return test_yaml_run
 
 
 def _rewrite(config_path: Path, change) -> Path:

@@ -221,9 +221,9 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
     Parameters
     ----------
     model : Model
-    columns : mapping of str to ndarray, shape (*grid, k)
+    columns : mapping of str to ndarray, shape grid + (k,)
         Per-run variables on the grid with the replicate axis last.
-    size : ndarray, shape (*grid, k)
+    size : ndarray, shape grid + (k,)
         The size parameter N of each run (NaN without one).
     dims : list of str
         The grid's dimensions.

@@ -241,7 +241,7 @@ class DerivedQuantity:
 
 @dataclass(frozen=True)
 class DerivedFactor:
-    """A factor a sensitivity study may vary that sets a model parameter.
+    r"""A factor a sensitivity study may vary that sets a model parameter.
 
     Parameters
     ----------
@@ -251,7 +251,7 @@ class DerivedFactor:
         The parameter it sets (e.g. ``"N"``).
     setting : callable
         ``setting(params, value) -> target value``, given the other resolved parameters
-        (e.g. :math:`N = \\max(1, \\mathrm{round}(\rho L^2))`).
+        (e.g. :math:`N = \max(1, \mathrm{round}(\rho L^2))`).
     """
 
     name: str

@@ -31,9 +31,9 @@ class FigureKind:
     config checks, the Snakemake rules (their inputs, figure or animation), the figures stage
     (:mod:`flocklab.stages.figures`) and the report captions. Nothing else is edited.
 
-    Subclass contract
-    -----------------
-    Class attributes:
+    Notes
+    -----
+    The subclass contract. Class attributes:
 
     ``name`` : str
         The value of ``kind`` in the config.
@@ -59,7 +59,7 @@ class FigureKind:
         Check a schema-valid figure (config key ``where``, e.g. ``"figures.fig1"``) against
         what it draws from: the studies, points, coordinates and tasks of ``context`` (a
         :class:`FigureContext`). Raise :class:`~flocklab.config.ConfigError` whose one-line
-        message starts ``config key '<where>.<key>': ``.
+        message starts ``config key '<where>.<key>':``.
     ``inputs(figure, context)``
         The files the figure reads (paths from ``context``), in the order :meth:`draw` takes
         them.

@@ -16,7 +16,7 @@ so :math:`\partial F_i/\partial x_i = -B`, :math:`\partial F_i/\partial x_j = B`
 :math:`C` and the velocities), and absolute damping adds :math:`-c_a I` to
 :math:`\partial F/\partial v`. The first two terms of :math:`B` are the integrator article's
 :math:`k n n^T + k(1 - L_0/l)(I - n n^T)`; there it is written as :math:`\partial F_i/\partial x_i`
-with the force sign reversed, see the README, "Findings in the articles' code and prose".
+with the force sign reversed, see the docs, "Findings in the articles' code and prose".
 
 Matrices are assembled straight into CSR storage: the sparsity pattern (4 blocks per spring
 plus the diagonal) and the CSR slot of every block entry are computed once
