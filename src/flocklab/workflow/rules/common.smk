@@ -11,6 +11,7 @@ from snakemake.settings.types import DeploymentMethod
 
 from flocklab.config import design_seed
 from flocklab.core.registry import get_model
+from flocklab.config.targets import figure_outputs as target_files, study_outputs
 from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
 from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
@@ -92,17 +93,8 @@ def design_record(study):
 
 def analysis_paths(study):
     """Outputs of the critical, fss and sensitivity stages a study's config asks for
-    (and its summary, for a grid study)."""
-    settings = config["studies"][study]
-    if "sensitivity" in settings:
-        return [summary_path(study)] + [f"{RESULTS}/{study}/{name}" for name in
-                                        ("design.nc", "sensitivity.nc", "sensitivity.json")]
-    paths = [summary_path(study)]
-    if "critical" in settings:
-        paths += [f"{RESULTS}/{study}/critical.nc", f"{RESULTS}/{study}/critical.json"]
-    if "fss" in settings:
-        paths += [f"{RESULTS}/{study}/fss.nc", f"{RESULTS}/{study}/fss.json"]
-    return paths
+    (and its summary)."""
+    return study_outputs(FIGURE_CONTEXT, study)
 
 
 def figure_inputs(wildcards):
@@ -116,14 +108,11 @@ def animation_inputs(wildcards):
 
 
 def figure_outputs(name):
-    return [f"{RESULTS}/figures/{name}.{ext}" for ext in config["plot"]["formats"]]
+    return target_files(FIGURE_CONTEXT, name, HAVE_FFMPEG)
 
 
 def animation_outputs(name):
-    outputs = [f"{RESULTS}/figures/{name}.gif"]
-    if HAVE_FFMPEG:
-        outputs.append(f"{RESULTS}/figures/{name}.mp4")
-    return outputs
+    return target_files(FIGURE_CONTEXT, name, HAVE_FFMPEG)
 
 
 def figure_caption(name):
