@@ -67,12 +67,7 @@ def point_of(wildcards):
 
 def study_record(name):
     """The slice of a study that its summary depends on (passed through params)."""
-    study = STUDIES[name]
-    return {"name": study.name, "model": study.model, "description": study.description,
-            "fixed": study.fixed, "replicates": study.replicates, "time": study.time,
-            "burn_in": study.burn_in, "order_threshold": study.order_threshold,
-            "labels": list(study_points(name)), "design": study.sensitivity is not None,
-            "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in study.axes]}
+    return STUDIES[name].summary_record()
 
 
 DESIGN_KEYS = ("method", "factors", "samples", "levels")
