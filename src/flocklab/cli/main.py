@@ -344,8 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args) or 0
     except ParameterError as error:
         parser.exit(2, f"flocklab: error: {error.message}\n")
-    except ConfigError as error:
-        parser.exit(2, f"flocklab: error: {error}\n")
+    except ConfigError as error:  # one line per problem
+        parser.exit(2, "".join(f"flocklab: error: {line}\n"
+                               for line in str(error).splitlines()))
     except (SimulationError, ValueError, MemoryError) as error:
         parser.exit(1, f"flocklab: error: {error}\n")
     except OSError as error:

@@ -93,7 +93,7 @@ def snakemake_command(config: Path, targets: list[str], args: argparse.Namespace
         profile = str(workflow_dir() / "profiles" / profile)
     elif not Path(profile).is_dir():
         from flocklab.config import ConfigError
-        from flocklab.config.targets import nearest_names
+        from flocklab.core.names import nearest_names
 
         raise ConfigError(f"--profile {profile!r}: no such profile or directory"
                           f"{nearest_names(profile, PROFILES)}")

@@ -5,11 +5,11 @@ which call these functions) and the targets of ``flocklab run --only NAME``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flocklab.config.schema import ConfigError
+from flocklab.core.names import nearest_names
 from flocklab.figures.kinds import KINDS, FigureContext
 
 
@@ -34,16 +34,6 @@ def figure_outputs(context: FigureContext, name: str, ffmpeg: bool) -> list[str]
     if KINDS[context.config["figures"][name]["kind"]].animation:
         return [f"{stem}.gif"] + ([f"{stem}.mp4"] if ffmpeg else [])
     return [f"{stem}.{ext}" for ext in context.config["plot"]["formats"]]
-
-
-def nearest_names(name: str, names: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the names closest to ``name`` (difflib), else the list
-    of ``names``, or that there are none."""
-    names = sorted(names)
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    if close:
-        return "; did you mean " + " or ".join(repr(item) for item in close) + "?"
-    return f"; choose from {', '.join(names)}" if names else "; the config names none"
 
 
 def only_targets(config: Mapping[str, Any], context: FigureContext, names: Iterable[str],

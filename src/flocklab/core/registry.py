@@ -124,8 +124,10 @@ def get_model(name: str) -> Model:
     try:
         return MODELS[name]()
     except KeyError:
-        raise ParameterError("model", f"unknown model '{name}'; available: "
-                                      f"{', '.join(available_models())}") from None
+        from flocklab.core.names import nearest_names
+
+        raise ParameterError("model", f"unknown model '{name}'"
+                                      f"{nearest_names(name, available_models())}") from None
 
 
 def available_models() -> list[str]:
