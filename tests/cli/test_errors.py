@@ -112,3 +112,16 @@ def test_seed_is_optional_only_for_a_deterministic_run(capsys, tmp_path):
     message = _fails(capsys, ["simulate", "vicsek", "--steps", "5", "--out",
                               str(tmp_path / "v.nc")])
     assert "'--seed' is required" in message
+
+
+def test_messages_never_hold_an_empty_name(capsys, tmp_path):
+    run = tmp_path / "run.nc"
+    main(["simulate", "vicsek", "--N", "10", "--steps", "10", "--seed", "1", "--out", str(run)])
+    message = _fails(capsys, ["metrics", str(run), "--burn-in", "50", "--out",
+                              str(tmp_path / "m.nc")], code=1)
+    assert "records of the run (its last time is 10)" in message
+    message = _fails(capsys, ["fit", str(run), "--control", "eta", "--out",
+                              str(tmp_path / "f.json")], code=1)
+    assert "variables: order_parameter, x, y, theta" in message
+    for text in ("run ;", "dimensions: \n", "variables: \n", "  "):
+        assert text not in message
