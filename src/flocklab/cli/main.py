@@ -66,6 +66,19 @@ class Parser(argparse.ArgumentParser):
         raise argparse.ArgumentError(action, f"invalid choice: {value!r}; {hint}")
 
 
+class _StderrHandler(logging.StreamHandler):
+    """A log handler writing to whatever ``sys.stderr`` is when a message is logged (so
+    that ``main`` may be called many times in one process, as the tests do)."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def _number(kind: str):
     def parse(text: str) -> int | float:
         try:
@@ -336,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logger = logging.getLogger("flocklab")
     if args.verbose and not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
