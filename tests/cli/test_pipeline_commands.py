@@ -92,3 +92,19 @@ def test_the_workflow_ships_inside_the_package(repo):
     assert (shipped / "schemas" / "config.schema.yaml").read_text() == (
         repo / "src" / "flocklab" / "config" / "schema.yaml").read_text()
     assert "src/flocklab/workflow/Snakefile" in (repo / "Snakefile").read_text()
+
+
+def test_package_data_covers_every_workflow_file(repo):
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["flocklab"]
+    package = repo / "src" / "flocklab"
+    files = [path.relative_to(package).as_posix()
+             for path in (package / "workflow").rglob("*")
+             if path.is_file() and "__pycache__" not in path.parts]
+    assert "workflow/Snakefile" in files
+    missed = [name for name in files
+              if not any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
+    assert not missed
