@@ -194,7 +194,8 @@ class Study:
         model = get_model(self.model)
         if "steps" in self.time:
             return f"{self.time['steps']} steps"
-        return f"t_end = {self.time['t_end']:g} {model.time_units}"
+        unit = "" if model.time_units == "1" else f" {model.time_units}"  # dimensionless
+        return f"t_end = {self.time['t_end']:g}{unit}"
 
     def seed(self, point: Point, replicate: int) -> int:
         """Seed of one run, from the base seed, the study, the point's label and replicate."""
