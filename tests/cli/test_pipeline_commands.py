@@ -108,3 +108,12 @@ def test_package_data_covers_every_workflow_file(repo):
     missed = [name for name in files
               if not any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
     assert not missed
+
+
+def test_a_config_after_only_is_taken_as_the_config(repo, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = str(repo / "config" / "test.yaml")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--only", "fig2", config])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--only 'fig2'" in err and "config.yaml" not in err

@@ -107,6 +107,16 @@ def snakemake_command(config: Path, targets: list[str], args: argparse.Namespace
     return command + targets
 
 
+def _config_after_only(args: argparse.Namespace) -> None:
+    """``flocklab run --only NAME CONFIG``: ``--only`` takes every word after it, so a YAML
+    file among them with no CONFIG given before is the config."""
+    files = [name for name in args.only if name.endswith((".yaml", ".yml"))
+             and Path(name).is_file()]
+    if args.config is None and len(files) == 1:
+        args.config = files[0]
+        args.only.remove(files[0])
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Validate the config, then run the packaged workflow on it; returns Snakemake's exit
     code."""
@@ -116,6 +126,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.cores is not None and args.cores < 1:
         raise ConfigError(f"--cores {args.cores}: must be at least 1")
+    _config_after_only(args)
     path = _config_path(args.config)
     config, studies = load_config(path)
     targets = only_targets(config, FigureContext(config, studies), args.only,
