@@ -307,11 +307,24 @@ def _fit(args: argparse.Namespace) -> None:
     print(f"wrote {args.out}" + (f" and {args.out_nc}" if args.out_nc else ""))
 
 
+def _final_value(path: str) -> str:
+    """``"; order_parameter = 0.83 at time 100"``: the primary observable at the end of a
+    written run (empty if the run names none)."""
+    from flocklab.core.io import open_dataset
+
+    run = open_dataset(path)
+    name = run.attrs.get("primary_observable")
+    if name not in run or "time" not in run[name].dims:
+        return ""
+    last = run[name].isel(time=-1)
+    return f"; {name} = {float(last):.4g} at time {run['time'].values[-1]:g}"
+
+
 def _dispatch(args: argparse.Namespace) -> int | None:
     """Run the parsed command; its exit code (``None``: 0)."""
     if args.command == "simulate":
         _simulate(args)
-        print(f"wrote {args.out}")
+        print(f"wrote {args.out}{_final_value(args.out)}")
     elif args.command == "metrics":
         from flocklab.stages.metrics import run_metrics
 
