@@ -280,6 +280,17 @@ def _simulate(args: argparse.Namespace) -> None:
                    checkpoint_file=args.checkpoint)
 
 
+def _fit_headline(fit: dict[str, Any]) -> str:
+    """``"N=40: eta_c = 3.74, beta = 0.299"``: a fit's curve (the keys before ``control``),
+    critical value and exponent."""
+    keys = list(fit)
+    curve = keys[:keys.index("control")] if "control" in keys else []
+    where = ", ".join(f"{key}={fit[key]}" for key in curve)
+    values = [f"{key} = {value['value']:.4g}" for key, value in fit.items()
+              if isinstance(value, dict) and isinstance(value.get("value"), int | float)]
+    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}"
+
+
 def _fit(args: argparse.Namespace) -> None:
     import yaml
 
@@ -304,7 +315,8 @@ def _fit(args: argparse.Namespace) -> None:
     write_json(document, args.out)
     if args.out_nc:
         write_netcdf(with_provenance(ds), args.out_nc)
-    print(f"wrote {args.out}" + (f" and {args.out_nc}" if args.out_nc else ""))
+    print(f"wrote {args.out}" + (f" and {args.out_nc}" if args.out_nc else "")
+          + "".join(f"; {_fit_headline(fit)}" for fit in document.get("fits", [document])))
 
 
 def _final_value(path: str) -> str:
