@@ -1,5 +1,6 @@
 # Flocklab entry points. Each target creates .venv (Python >= 3.11, pip) when needed.
 #   make run        the default study set: simulations, figures, HTML report (results/)
+#   make quick      every model's headline figure at a small size (config/quick.yaml, minutes)
 #   make test       ruff + the test suite (CI runs it, then .ci/slurm-test)
 #   make test-fast  ruff + the fast lane: no slow validations, no pipeline runs (minutes)
 #   make test-slow  the long statistical validations too
@@ -13,7 +14,7 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 STAMP   = $(VENV)/.installed
 
-.PHONY: run report test test-fast test-slow test-slurm lint bench docs clean-results
+.PHONY: run quick report test test-fast test-slow test-slurm lint bench docs clean-results
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
 	$(BIN)/snakemake --report results/report.html
+
+quick: $(STAMP)
+	$(BIN)/flocklab run config/quick.yaml --cores $(CORES)
 
 report: $(STAMP)
 	$(BIN)/snakemake --report results/report.html

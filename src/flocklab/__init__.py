@@ -15,7 +15,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.time import RunControl
 
 __all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
-           "available_models", "get_model", "register", "simulate"]
+           "available_models", "get_model", "open_study", "register", "simulate", "sweep"]
+
+#: Subpackages and modules, imported on first access (``flocklab.analysis``).
+SUBMODULES = ("analysis", "api", "cli", "config", "core", "figures", "geometry", "models",
+              "references", "stages", "tasks", "testing")
 
 #: Keyword arguments of :func:`simulate` that are run controls, not model parameters.
 CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every",
@@ -27,7 +31,8 @@ CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every
 _LAZY = {"RunControl": "flocklab.core.time", "SimulationError": "flocklab.core.model",
          "available_models": "flocklab.core.registry", "get_model": "flocklab.core.registry",
          "register": "flocklab.core.registry",
-         "ParameterError": "flocklab.core.parameters"}
+         "ParameterError": "flocklab.core.parameters",
+         "sweep": "flocklab.api", "open_study": "flocklab.api"}
 
 
 def __getattr__(name: str) -> Any:
@@ -35,15 +40,17 @@ def __getattr__(name: str) -> Any:
         from flocklab.core.provenance import package_version
 
         return package_version()
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in SUBMODULES:
+        return importlib.import_module(f"flocklab.{name}")
     raise AttributeError(f"module 'flocklab' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted({*__all__, *SUBMODULES})
 
 
 def split_controls(arguments: dict[str, Any]) -> tuple[RunControl, dict[str, Any]]:
@@ -57,7 +64,18 @@ def split_controls(arguments: dict[str, Any]) -> tuple[RunControl, dict[str, Any
     return RunControl(**control), arguments
 
 
-def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> xr.Dataset:
+def _seed_if_deterministic(model: Any, arguments: dict[str, Any]) -> None:
+    """``seed=0`` for a run whose model draws no random numbers with these parameters
+    (:meth:`~flocklab.core.model.Model.uses_seed`); a random run keeps needing one."""
+    if "seed" in arguments:
+        return
+    params = {key: value for key, value in arguments.items() if key not in CONTROL_NAMES}
+    if not model.uses_seed(model.resolve(params)):
+        arguments["seed"] = 0
+
+
+def simulate(model: str, *, progress: bool | None = None, threads: int | None = None,
+             **arguments: Any) -> xr.Dataset:
     """Run one simulation of a registered model and return its dataset.
 
     Parameters
@@ -66,8 +84,11 @@ def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> x
         Registered model name (:func:`available_models`).
     progress : bool or None
         Progress bar on stderr (``None``: only on a terminal).
+    threads : int, optional
+        Kernel threads (results do not depend on it); default: as they are.
     **arguments
-        Model parameters and run controls: ``seed`` and ``steps`` or ``t_end`` (with
+        Model parameters and run controls: ``seed`` (optional for a deterministic run) and
+        ``steps`` or ``t_end`` (with
         ``dt`` for continuous-time models), ``record_every``, ``snapshot_every``,
         ``snapshot_start`` (all in model time units).
 
@@ -78,8 +99,13 @@ def simulate(model: str, *, progress: bool | None = None, **arguments: Any) -> x
     >>> ds.order_parameter.sizes["time"]
     101
     """
+    from flocklab.api import kernel_threads
     from flocklab.core.driver import simulate as simulate_model
     from flocklab.core.registry import get_model
 
-    control, params = split_controls(dict(arguments))
-    return simulate_model(get_model(model), params, control, progress=progress)
+    instance = get_model(model)
+    arguments = dict(arguments)
+    _seed_if_deterministic(instance, arguments)
+    control, params = split_controls(arguments)
+    with kernel_threads(threads):
+        return simulate_model(instance, params, control, progress=progress)

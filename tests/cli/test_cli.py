@@ -80,7 +80,7 @@ def test_simulate_command_takes_the_api_names_and_validates_them(tmp_path, capsy
     assert "'t_end' = 1.0 is not a whole number of time steps" in capsys.readouterr().err
 
 
-def test_fit_command_on_a_synthetic_summary(tmp_path):
+def test_fit_command_on_a_synthetic_summary(tmp_path, capsys):
     eta = np.round(np.arange(1.0, 4.01, 0.1), 10)
     truth = np.maximum(0.95 * np.clip((3.0 - eta) / 3.0, 0, None) ** 0.45, 0.04)
     rng = np.random.default_rng(0)
@@ -104,6 +104,8 @@ def test_fit_command_on_a_synthetic_summary(tmp_path):
     assert abs(document["beta"]["value"] - 0.45) < 0.05
     assert len(document["eta_c"]["ci"]) == 2 and document["n_points"] >= 4
     assert document["select"] == {"N": 400}
+    said = capsys.readouterr().out
+    assert said.startswith(f"wrote {out}; ") and f"eta_c = {document['eta_c']['value']:.4g}" in said
     with pytest.raises(SystemExit) as exit_info:
         main(["fit", str(path), "--control", "eta", "--select", "N=5", "--out", str(out)])
     assert exit_info.value.code == 1

@@ -51,7 +51,7 @@ def _mutate(config, path, value):
 
 
 @pytest.mark.parametrize(("path", "value", "expected"), [
-    (["studies", "noise", "colour"], "red", "studies.noise"),
+    (["studies", "noise", "colour"], "red", "studies.noise.colour"),
     (["studies", "noise", "replicates"], "two", "studies.noise.replicates"),
     (["studies", "noise", "steps"], 0, "studies.noise.steps"),
     (["studies", "snapshots", "params", "N"], 0, "studies.snapshots.params.N"),

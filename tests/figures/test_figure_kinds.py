@@ -161,7 +161,7 @@ def test_a_new_kind_is_one_class(bars_kind, test_config, tmp_path):
     assert figure["colour"] == "grey" and figure["title"] == ""
     bad = copy.deepcopy(test_config)
     bad["figures"]["counts"]["hue"] = "N"
-    assert _error(bad).startswith("config key 'figures.counts': Additional properties")
+    assert _error(bad).startswith("config key 'figures.counts.hue': unknown key")
     bad = copy.deepcopy(test_config)
     del bad["figures"]["counts"]["y"]
     assert "'y' is a required property" in _error(bad)

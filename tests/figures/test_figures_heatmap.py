@@ -70,7 +70,7 @@ def _with_extra_axis(values):
     ({"z": "temperature"}, "z", "order_parameter, susceptibility, binder_cumulant"),
     ({"logx": True}, "logx", "positive numbers"),              # eta sweep starts at 0
     ({"study": "oat"}, "kind", "needs a grid study"),          # sensitivity study
-    ({"hue": "N"}, "", "Additional properties"),               # not a heatmap key
+    ({"hue": "N"}, "hue", "unknown key"),                      # not a heatmap key
 ])
 def test_bad_heatmap_keys_are_named(heatmap_config, change, key, allowed):
     heatmap_config["figures"]["map"].update(change)

@@ -525,12 +525,12 @@ def replicate_dimension(summary: xr.Dataset, variable: str) -> str:
     """
     if variable not in summary:
         raise CriticalFitError(f"summary has no per-replicate variable '{variable}'; "
-                               f"variables: {', '.join(map(str, summary.data_vars))}")
+                               f"variables: {', '.join(map(str, summary.data_vars)) or 'none'}")
     found = [dim for dim in REPLICATE_DIMS if dim in summary[variable].dims]
     if not found:
         raise CriticalFitError(f"'{variable}' has no replicate dimension "
                                f"({' or '.join(REPLICATE_DIMS)}); dimensions: "
-                               f"{', '.join(map(str, summary[variable].dims))}")
+                               f"{', '.join(map(str, summary[variable].dims)) or 'none'}")
     return found[0]
 
 

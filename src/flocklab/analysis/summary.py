@@ -127,8 +127,10 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
     times = run["time"].values
     keep = times > burn_in
     if keep.sum() < 2:
-        raise ValueError(f"burn_in = {burn_in} leaves {int(keep.sum())} records of run "
-                         f"{run.attrs.get('point', '')}; need at least 2")
+        label = run.attrs.get("point")
+        which = f"run {label}" if label else "the run"
+        raise ValueError(f"burn_in = {burn_in} leaves {int(keep.sum())} records of {which} "
+                         f"(its last time is {times[-1]}); need at least 2")
     whole = run[primary.name].values
     stats = series_statistics(whole[keep], run_size(run, model)).as_dict()
     stats["time_to_order"] = first_passage_time(whole, times, order_threshold)

@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|task|metrics|fit|params|check-config``.
+"""Command line: ``flocklab simulate|task|metrics|fit|params|run|init|check-config``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -6,11 +6,16 @@ parameter has an option whose help gives its meaning, unit, allowed range and de
 is accepted too; structured parameters take JSON). The run controls have the names of the
 Python API (``--steps`` or ``--t-end``, ``--dt``, ``--record-every``, ``--snapshot-every``,
 ``--snapshot-start``, ``--seed``; likewise also with underscores).
+
+A user's mistake ends in one line ``flocklab: error: ...`` naming the option or key (with the
+nearest names for a misspelt one) and exit code 2, never a traceback; option prefixes are not
+abbreviated; the global options (``-v``) may stand anywhere on the line.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import logging
 import sys
@@ -18,12 +23,60 @@ from collections.abc import Sequence
 from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
 from flocklab.cli.task import add_task_parser, run_task_command
+from flocklab.config.schema import ConfigError
 from flocklab.core.model import Model, SimulationError
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.provenance import package_version
 from flocklab.core.registry import available_models, get_model
 from flocklab.core.time import RunControl
+
+#: Options of the root parser that may stand anywhere on the command line.
+GLOBAL_FLAGS = ("-v", "--verbose")
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that never abbreviates options, suggests the nearest name for a
+    misspelt option or choice, and reports an unknown option with the usage of the
+    (sub)command it was given to."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is None:
+            options = [option for action in self._actions for option in action.option_strings]
+            close = difflib.get_close_matches(extras[0], options, n=2, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return namespace, extras
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices]
+        if not choices:
+            raise argparse.ArgumentError(action, f"{value!r}: there is nothing to choose here")
+        close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.5)
+        hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
+                else f"choose from {', '.join(choices)}")
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}; {hint}")
+
+
+class _StderrHandler(logging.StreamHandler):
+    """A log handler writing to whatever ``sys.stderr`` is when a message is logged (so
+    that ``main`` may be called many times in one process, as the tests do)."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
 
 
 def _number(kind: str):
@@ -82,7 +135,9 @@ def _add_run_controls(parser: argparse.ArgumentParser, model: Model) -> None:
                             help=f"final time [{model.time_units}]")
         run.add_argument("--dt", type=float, help=f"time step [{model.time_units}]; default "
                                                   f"{model.default_dt:g}")
-    run.add_argument("--seed", type=int, required=True, help="seed of the random stream")
+    run.add_argument("--seed", type=int, default=None,
+                     help="seed of the random stream (required unless the run is "
+                          "deterministic: the model's uses_seed)")
     run.add_argument(*_spellings("record_every"), type=float, dest="record_every", metavar="T",
                      help="record the observables every T (a whole number of steps); "
                           "default: every step")
@@ -110,6 +165,7 @@ def _add_model_parsers(models: argparse._SubParsersAction, wanted: str | None) -
             continue
         model = get_model(name)
         model_parser = models.add_parser(name, help=model.description,
+                                         allow_abbrev=False,
                                          description=f"{model.description}. "
                                                      f"{model.reference}.")
         for spec in model.parameters:
@@ -120,7 +176,7 @@ def _add_model_parsers(models: argparse._SubParsersAction, wanted: str | None) -
 def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     """The command-line parser; ``model`` limits the simulate sub-parsers that are built in
     full to that model (``None``: none; ``""``: all)."""
-    parser = argparse.ArgumentParser(prog="flocklab", description=__doc__.splitlines()[0])
+    parser = Parser(prog="flocklab", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="log progress messages (checkpoints, timings) to stderr")
@@ -135,14 +191,13 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
-    check = commands.add_parser("check-config", help="validate a workflow config file")
-    check.add_argument("config", help="YAML config file")
+    add_pipeline_parsers(commands)
     return parser
 
 
 def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
     metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
-    metrics.add_argument("run", help="run netCDF file")
+    metrics.add_argument("run", type=_netcdf_file, help="run netCDF file")
     metrics.add_argument("--burn-in", type=float, required=True,
                          help="discard records at times <= this (model time units, >= 0)")
     metrics.add_argument("--order-threshold", type=float, default=ORDER_THRESHOLD,
@@ -158,8 +213,9 @@ def _add_fit_parser(commands: argparse._SubParsersAction) -> None:
                     "ordered side. A summary written by flocklab names its model, which "
                     "declares the controls; any other summary needs per-replicate <P>_mean "
                     "(and <P>_sem) on (control, replicate or seed), --side and --exponent.")
-    fit.add_argument("summary", help="a study's summary.nc, or any netCDF file with "
-                                     "per-replicate <P>_mean and <P>_sem")
+    fit.add_argument("summary", type=_netcdf_file,
+                     help="a study's summary.nc, or any netCDF file with per-replicate "
+                          "<P>_mean and <P>_sem")
     fit.add_argument("--control", required=True, metavar="KEY",
                      help="a critical control the summary's model declares (e.g. eta, rho "
                           "for vicsek); without a model attribute, the coordinate's name")
@@ -185,6 +241,24 @@ def _add_fit_parser(commands: argparse._SubParsersAction) -> None:
     fit.add_argument("--out-nc", help="also write the fit as netCDF")
 
 
+def _netcdf_file(text: str) -> str:
+    """A path that names an existing netCDF file (argparse type)."""
+    from pathlib import Path
+
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no file {text!r}" if not path.exists()
+                                         else f"{text!r} is not a file")
+    with open(path, "rb") as stream:
+        magic = stream.read(8)
+    if not (magic.startswith(b"CDF") or magic.startswith(b"\x89HDF")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a netCDF file")
+    return text
+
+
+_netcdf_file.__name__ = "netCDF file"
+
+
 def _simulate(args: argparse.Namespace) -> None:
     from flocklab.stages.simulate import run_simulation
 
@@ -192,7 +266,11 @@ def _simulate(args: argparse.Namespace) -> None:
     given = {spec.name: getattr(args, spec.name) for spec in model.parameters
              if getattr(args, spec.name) is not None}
     params = model.resolve(given)
-    control = RunControl(seed=args.seed, steps=args.steps, t_end=getattr(args, "t_end", None),
+    if args.seed is None and model.uses_seed(params):
+        raise ParameterError("seed", f"'--seed' is required: model '{model.name}' draws "
+                                     f"random numbers with these parameters")
+    control = RunControl(seed=0 if args.seed is None else args.seed, steps=args.steps,
+                         t_end=getattr(args, "t_end", None),
                          dt=getattr(args, "dt", None), record_every=args.record_every,
                          snapshot_every=args.snapshot_every, snapshot_start=args.snapshot_start)
     if args.checkpoint_every < 0:
@@ -200,6 +278,17 @@ def _simulate(args: argparse.Namespace) -> None:
     run_simulation(model.name, params, control, args.out, threads=args.threads,
                    progress=args.progress, checkpoint_every=args.checkpoint_every,
                    checkpoint_file=args.checkpoint)
+
+
+def _fit_headline(fit: dict[str, Any]) -> str:
+    """``"N=40: eta_c = 3.74, beta = 0.299"``: a fit's curve (the keys before ``control``),
+    critical value and exponent."""
+    keys = list(fit)
+    curve = keys[:keys.index("control")] if "control" in keys else []
+    where = ", ".join(f"{key}={fit[key]}" for key in curve)
+    values = [f"{key} = {value['value']:.4g}" for key, value in fit.items()
+              if isinstance(value, dict) and isinstance(value.get("value"), int | float)]
+    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}"
 
 
 def _fit(args: argparse.Namespace) -> None:
@@ -226,11 +315,57 @@ def _fit(args: argparse.Namespace) -> None:
     write_json(document, args.out)
     if args.out_nc:
         write_netcdf(with_provenance(ds), args.out_nc)
+    print(f"wrote {args.out}" + (f" and {args.out_nc}" if args.out_nc else "")
+          + "".join(f"; {_fit_headline(fit)}" for fit in document.get("fits", [document])))
+
+
+def _final_value(path: str) -> str:
+    """``"; order_parameter = 0.83 at time 100"``: the primary observable at the end of a
+    written run (empty if the run names none)."""
+    from flocklab.core.io import open_dataset
+
+    run = open_dataset(path)
+    name = run.attrs.get("primary_observable")
+    if name not in run or "time" not in run[name].dims:
+        return ""
+    last = run[name].isel(time=-1)
+    return f"; {name} = {float(last):.4g} at time {run['time'].values[-1]:g}"
+
+
+def _dispatch(args: argparse.Namespace) -> int | None:
+    """Run the parsed command; its exit code (``None``: 0)."""
+    if args.command == "simulate":
+        _simulate(args)
+        print(f"wrote {args.out}{_final_value(args.out)}")
+    elif args.command == "metrics":
+        from flocklab.stages.metrics import run_metrics
+
+        if not args.burn_in >= 0:
+            raise ParameterError("burn_in", "'--burn-in' must be >= 0")
+        ds = run_metrics(args.run, args.burn_in, args.out,
+                         order_threshold=args.order_threshold)
+        means = [name for name in ds.data_vars if name.endswith("_mean")]
+        headline = f"; {means[0]} = {float(ds[means[0]]):.4g}" if means else ""
+        print(f"wrote {args.out}{headline}")
+    elif args.command == "task":
+        run_task_command(args)
+    elif args.command == "fit":
+        _fit(args)
+    elif args.command == "params":
+        for spec in get_model(args.model).parameters:
+            print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
+                  f"[{spec.unit}] {spec.range_text()} — {spec.description}")
+    else:
+        return pipeline_command(args)
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    flags = [item for item in argv[:end] if item in GLOBAL_FLAGS]
+    argv = flags + [item for item in argv[:end] if item not in GLOBAL_FLAGS] + argv[end:]
     wanted = None
     for verb in ("simulate", "task"):
         if verb in argv[:-1]:
@@ -239,38 +374,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logger = logging.getLogger("flocklab")
     if args.verbose and not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     try:
-        if args.command == "simulate":
-            _simulate(args)
-        elif args.command == "metrics":
-            from flocklab.stages.metrics import run_metrics
-
-            if not args.burn_in >= 0:
-                raise ParameterError("burn_in", "'--burn-in' must be >= 0")
-            run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
-        elif args.command == "task":
-            run_task_command(args)
-        elif args.command == "fit":
-            _fit(args)
-        elif args.command == "params":
-            for spec in get_model(args.model).parameters:
-                print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
-                      f"[{spec.unit}] {spec.range_text()} — {spec.description}")
-        elif args.command == "check-config":
-            from flocklab.config import load_config
-
-            _, studies = load_config(args.config)
-            for name, study in studies.items():
-                runs = len(list(study.points())) * study.replicates
-                print(f"{name}: model {study.model}, {runs} runs of {study.time_text()}")
+        return _dispatch(args) or 0
     except ParameterError as error:
         parser.exit(2, f"flocklab: error: {error.message}\n")
+    except ConfigError as error:  # one line per problem
+        parser.exit(2, "".join(f"flocklab: error: {line}\n"
+                               for line in str(error).splitlines()))
     except (SimulationError, ValueError, MemoryError) as error:
         parser.exit(1, f"flocklab: error: {error}\n")
+    except OSError as error:
+        parser.exit(1, f"flocklab: error: {error.strerror or error}"
+                       f"{f': {error.filename}' if error.filename else ''}\n")
     return 0
 
 

@@ -32,6 +32,8 @@ def add_task_parser(commands: argparse._SubParsersAction, wanted: str | None,
             continue
         model = get_model(name)
         if not model.tasks:
+            stub = models.add_parser(name, help="(no tasks)")
+            stub.add_argument("task", nargs="?", help="(this model offers no tasks)")
             continue
         tasks = models.add_parser(name, help=model.description).add_subparsers(
             dest="task", required=True, metavar="TASK")
@@ -61,10 +63,16 @@ def _add_options(parser: argparse.ArgumentParser, options: tuple[ParameterSpec, 
 
 def run_task_command(args: argparse.Namespace) -> dict[str, Any]:
     """Run the task the parsed ``args`` name; returns its written document."""
-    from flocklab.core.registry import get_model
+    from flocklab.core.io import json_ready
+    from flocklab.core.parameters import ParameterError
+    from flocklab.core.registry import available_models, get_model
     from flocklab.stages.tasks import run_task
 
     model = get_model(args.model)
+    if not model.tasks:
+        offering = [name for name in available_models() if get_model(name).tasks]
+        raise ParameterError("model", f"model '{model.name}' offers no tasks; models with "
+                                      f"tasks: {', '.join(offering)}")
     task = model.task(args.task)
     names = {spec.name for spec in task.options}
     options = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
@@ -78,6 +86,6 @@ def run_task_command(args: argparse.Namespace) -> dict[str, Any]:
                          "options": options}, out)
     result = document["result"]
     headline = result.get("answer", result) if isinstance(result, dict) else result
-    print(json.dumps(headline, ensure_ascii=False, default=str))
+    print(json.dumps(json_ready(headline), ensure_ascii=False, default=str, allow_nan=False))
     print(f"wrote {out}")
     return document

@@ -5,13 +5,14 @@ After the schema pass (:mod:`flocklab.config.schema`), every study is expanded i
 (names, types, ranges, cross-rules such as the noise-dependent range of ``eta``), the time grid
 checked, the analysis sections checked against the controls the model declares; every task
 must be offered by its model with options it accepts; every figure must name existing
-studies, points and coordinates. The first problem raises
-:class:`~flocklab.config.schema.ConfigError` with one message that names the key.
+studies, points and coordinates. Every problem is reported at
+once: :class:`~flocklab.config.schema.ConfigError` with one line per problem, naming its key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 from flocklab.config.design import DesignSpec, design_seed, design_spec
 from flocklab.config.schema import ConfigError, load_schema, validate_schema
 from flocklab.config.study import Axis, Study, expand_values
+from flocklab.core.names import nearest_names
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl
@@ -48,11 +50,30 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
         On the first problem, naming the key and what is allowed.
     """
     validate_schema(config, load_schema(schema_path))
-    studies = {name: _build_study(name, raw, config["base_seed"])
-               for name, raw in config["studies"].items()}
-    _check_tasks(config)
-    _check_figures(config, studies)
+    problems: list[str] = []
+    studies = {}
+    for name, raw in config["studies"].items():
+        with _collect(problems):
+            studies[name] = _build_study(name, raw, config["base_seed"])
+    for name in config["tasks"]:
+        with _collect(problems):
+            _check_task(config, name)
+    if len(studies) == len(config["studies"]):  # figures need their studies
+        for name in config["figures"]:
+            with _collect(problems):
+                _check_figure(config, studies, name)
+    if problems:
+        raise ConfigError("\n".join(problems))
     return studies
+
+
+@contextlib.contextmanager
+def _collect(problems: list[str]) -> Iterator[None]:
+    """Add the message of a :class:`ConfigError` raised in the block to ``problems``."""
+    try:
+        yield
+    except ConfigError as error:
+        problems.append(str(error))
 
 
 def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
@@ -66,7 +87,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     for key in fixed:
         if key not in known:
             raise ConfigError(f"config key '{where}.params.{key}': unknown parameter of model "
-                              f"'{model.name}'; allowed: {', '.join(known)}")
+                              f"'{model.name}'{nearest_names(key, known)}")
     axes = _build_axes(where, raw["sweep"], model, known, fixed)
     time = {key: raw[key] for key in TIME_KEYS if key in raw}
     snapshots = raw["snapshots"]
@@ -100,7 +121,7 @@ def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
             axis_key = f"{where}.sweep[{number}].{key}"
             if key not in known:
                 raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
-                                  f"'{model.name}'; allowed: {', '.join(known)}")
+                                  f"'{model.name}'{nearest_names(key, known)}")
             if key in fixed or key in seen:
                 raise ConfigError(f"config key '{axis_key}': '{key}' is set more than once "
                                   f"(in params or another sweep axis)")
@@ -221,33 +242,31 @@ def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> Non
                               f"swept on an axis of its own, not with the size")
 
 
-def _check_tasks(config: Mapping[str, Any]) -> None:
-    """Every task names a model that offers it, with parameters and options it accepts."""
-    for name, entry in config["tasks"].items():
-        where = f"tasks.{name}"
-        try:
-            model = get_model(entry["model"])
-        except ParameterError as error:
-            raise ConfigError(f"config key '{where}.model': {error.message}") from None
-        try:
-            task = model.task(entry["task"])
-        except ParameterError as error:
-            raise ConfigError(f"config key '{where}.task': {error.message}") from None
-        try:
-            task.resolve(model.resolve(entry["params"]), entry["options"])
-        except ParameterError as error:
-            section = "options" if error.name in entry["options"] else "params"
-            raise ConfigError(f"config key '{where}.{section}.{error.name}': "
-                              f"{error.message}") from None
+def _check_task(config: Mapping[str, Any], name: str) -> None:
+    """Task ``name`` names a model that offers it, with parameters and options it accepts."""
+    entry = config["tasks"][name]
+    where = f"tasks.{name}"
+    try:
+        model = get_model(entry["model"])
+    except ParameterError as error:
+        raise ConfigError(f"config key '{where}.model': {error.message}") from None
+    try:
+        task = model.task(entry["task"])
+    except ParameterError as error:
+        raise ConfigError(f"config key '{where}.task': {error.message}") from None
+    try:
+        task.resolve(model.resolve(entry["params"]), entry["options"])
+    except ParameterError as error:
+        section = "options" if error.name in entry["options"] else "params"
+        raise ConfigError(f"config key '{where}.{section}.{error.name}': "
+                          f"{error.message}") from None
 
 
-def _check_figures(config: Mapping[str, Any], studies: Mapping[str, Study]) -> None:
-    """Every figure passes its kind's check (:meth:`flocklab.figures.kinds.FigureKind.check`):
+def _check_figure(config: Mapping[str, Any], studies: Mapping[str, Study], name: str) -> None:
+    """Figure ``name`` passes its kind's check (:meth:`flocklab.figures.kinds.FigureKind.check`):
     existing studies (or tasks), points, observables and coordinates it can draw; errors name
     the figure's key."""
     # Imported here: the figure kinds import ConfigError from this package.
     from flocklab.figures.kinds import FigureContext
 
-    context = FigureContext(config, studies)
-    for name in config["figures"]:
-        context.check(name)
+    FigureContext(config, studies).check(name)

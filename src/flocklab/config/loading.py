@@ -19,6 +19,35 @@ from flocklab.config.study import Study
 MERGED_SECTIONS = ("studies", "figures", "tasks")
 
 
+def read_yaml(path: str | Path) -> dict:
+    """The mapping in YAML file ``path`` (empty for an empty file).
+
+    Raises
+    ------
+    ConfigError
+        A missing or unreadable file, a YAML syntax error (with the file, line and column)
+        or a document that is not a mapping.
+    """
+    try:
+        with open(path, encoding="utf-8") as stream:
+            document = yaml.safe_load(stream)
+    except FileNotFoundError:
+        raise ConfigError(f"no config file {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read config file {path}: {error}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(f"{where}: YAML syntax error: {problem}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: a config is a mapping of keys (studies, figures, ...), "
+                          f"not a {type(document).__name__}")
+    return document
+
+
 def merge_includes(config: dict, base_dir: str | Path) -> dict:
     """Merge the files listed under ``include`` into ``config``, in place.
 
@@ -47,8 +76,7 @@ def merge_includes(config: dict, base_dir: str | Path) -> dict:
         path = Path(base_dir) / name
         if not path.is_file():
             raise ConfigError(f"config key 'include[{position}]': no file {path}")
-        with open(path, encoding="utf-8") as stream:
-            part = yaml.safe_load(stream) or {}
+        part = read_yaml(path)
         merge_includes(part, path.parent)
         for key, section in part.items():
             if key not in MERGED_SECTIONS:
@@ -87,7 +115,6 @@ def load_config(path: str | Path, schema_path: str | Path | None = None
     ConfigError
         On the first problem, naming the key and what is allowed.
     """
-    with open(path, encoding="utf-8") as stream:
-        config = yaml.safe_load(stream) or {}
+    config = read_yaml(path)
     merge_includes(config, Path(path).parent)
     return config, validate_config(config, schema_path)

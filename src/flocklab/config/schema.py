@@ -15,6 +15,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from flocklab.core.names import nearest_names
+
 #: The config schema, shipped as package data (so a wheel install can validate a config).
 DEFAULT_SCHEMA = Path(__file__).resolve().parent / "schema.yaml"
 
@@ -77,6 +79,24 @@ def _describe(schema: Mapping[str, Any]) -> str:
     return f" ({schema['description'].strip()})" if "description" in schema else ""
 
 
+def _message(error: Any) -> str:
+    """One line for a schema error: the key, what is wrong, what is allowed."""
+    key = _key_path(error.absolute_path)
+    if error.validator in ("oneOf", "anyOf"):
+        return (f"config key '{key}': {error.instance!r} matches none of the allowed "
+                f"forms{_describe(error.schema)}")
+    if error.validator == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        extra = [name for name in error.instance if name not in allowed]
+        where = "" if key == "(top level)" else f"{key}."
+        if len(extra) == 1:
+            return (f"config key '{where}{extra[0]}': unknown key"
+                    f"{nearest_names(extra[0], allowed)}")
+        return (f"config key '{key}': {error.message}; allowed keys: "
+                f"{', '.join(allowed) or 'none'}")
+    return f"config key '{key}': {error.message}{_describe(error.schema)}"
+
+
 def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
     """Validate ``config`` in place against ``schema`` and fill defaults.
 
@@ -95,19 +115,15 @@ def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
     Raises
     ------
     ConfigError
-        For the most relevant error (:func:`jsonschema.exceptions.best_match`), naming the key.
+        With one line per key that fails (its most relevant error,
+        :func:`jsonschema.exceptions.best_match`), naming the key.
     """
     validator_class = _with_defaults(jsonschema.Draft202012Validator)
     validator = validator_class(schema)
-    errors = list(validator.iter_errors(config))
-    if errors:
-        error = jsonschema.exceptions.best_match(errors)
-        key = _key_path(error.absolute_path)
-        if error.validator in ("oneOf", "anyOf"):
-            raise ConfigError(f"config key '{key}': {error.instance!r} matches none of the "
-                              f"allowed forms{_describe(error.schema)}")
-        if error.validator == "additionalProperties":
-            raise ConfigError(f"config key '{key}': {error.message}; allowed keys: "
-                              f"{', '.join(error.schema.get('properties', {})) or 'none'}")
-        raise ConfigError(f"config key '{key}': {error.message}{_describe(error.schema)}")
+    by_key: dict[tuple, list] = {}
+    for error in validator.iter_errors(config):
+        by_key.setdefault(tuple(error.absolute_path), []).append(error)
+    if by_key:
+        raise ConfigError("\n".join(_message(jsonschema.exceptions.best_match(errors))
+                                    for errors in by_key.values()))
     return config

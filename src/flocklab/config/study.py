@@ -141,6 +141,17 @@ class Study:
         return design_points(self.model, self.fixed, self.design,
                              f"studies.{self.name}.sensitivity.factors")
 
+    def summary_record(self) -> dict[str, Any]:
+        """What the study's summary depends on: the ``study`` mapping of
+        :func:`flocklab.analysis.summary.summary_dataset` (the pipeline passes it through the
+        summary rule's params, so that a change reruns the summary)."""
+        return {"name": self.name, "model": self.model, "description": self.description,
+                "fixed": self.fixed, "replicates": self.replicates, "time": self.time,
+                "burn_in": self.burn_in, "order_threshold": self.order_threshold,
+                "labels": [point.label for point in self.points()],
+                "design": self.sensitivity is not None,
+                "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in self.axes]}
+
     def points(self) -> Iterator[Point]:
         """The distinct parameter points: grid points in axis order, or design rows."""
         if self.sensitivity is not None:
@@ -183,7 +194,8 @@ class Study:
         model = get_model(self.model)
         if "steps" in self.time:
             return f"{self.time['steps']} steps"
-        return f"t_end = {self.time['t_end']:g} {model.time_units}"
+        unit = "" if model.time_units == "1" else f" {model.time_units}"  # dimensionless
+        return f"t_end = {self.time['t_end']:g}{unit}"
 
     def seed(self, point: Point, replicate: int) -> int:
         """Seed of one run, from the base seed, the study, the point's label and replicate."""

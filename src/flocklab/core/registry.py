@@ -19,8 +19,49 @@ ENTRY_POINT_GROUP = "flocklab.models"
 
 
 def register(cls: type[Model]) -> type[Model]:
-    """Add a model class to the registry under ``cls.name`` (for tests and interactive use;
-    packages register through the ``flocklab.models`` entry-point group).
+    """Add a model class to the registry under ``cls.name``: a model defined in a script or
+    a notebook then runs with :func:`flocklab.simulate`, :func:`flocklab.sweep` and the
+    checks of :func:`flocklab.testing.check_model` (an installed package registers its
+    models through the ``flocklab.models`` entry-point group instead, which also makes them
+    visible to the command line and the pipeline). Usable as a class decorator.
+
+    Parameters
+    ----------
+    cls : type
+        A :class:`flocklab.core.model.Model` subclass (the contract is in
+        :mod:`flocklab.core.model`).
+
+    Returns
+    -------
+    type
+        ``cls``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import flocklab
+    >>> from flocklab.core.model import Model, Observable
+    >>> from flocklab.core.parameters import ParameterSpec
+    >>> @flocklab.register
+    ... class Decay(Model):
+    ...     name = "decay"
+    ...     description = "relaxation x(t+1) = (1 - a) x(t) of N values"
+    ...     reference = "none"
+    ...     parameters = (ParameterSpec("N", "int", 10, "number of values", low=1),
+    ...                   ParameterSpec("a", "float", 0.1, "decay rate", low=0.0, high=1.0))
+    ...     observables = (Observable("mean", "mean value", "1", 0.0, 1.0, "m"),)
+    ...     primary_observable = "mean"
+    ...     def initial_state(self, params, rng):
+    ...         return {"x": rng.uniform(0.0, 1.0, params["N"])}
+    ...     def step(self, state, params, first_step, k):
+    ...         state["x"] *= (1.0 - params["a"]) ** k
+    ...     def observe(self, state, params):
+    ...         return {"mean": float(state["x"].mean())}
+    ...     def snapshot(self, state, params):
+    ...         return {}
+    >>> run = flocklab.simulate("decay", a=0.5, steps=3, seed=1)
+    >>> bool(run["mean"][-1] < run["mean"][0])
+    True
 
     Raises
     ------
@@ -83,8 +124,10 @@ def get_model(name: str) -> Model:
     try:
         return MODELS[name]()
     except KeyError:
-        raise ParameterError("model", f"unknown model '{name}'; available: "
-                                      f"{', '.join(available_models())}") from None
+        from flocklab.core.names import nearest_names
+
+        raise ParameterError("model", f"unknown model '{name}'"
+                                      f"{nearest_names(name, available_models())}") from None
 
 
 def available_models() -> list[str]:

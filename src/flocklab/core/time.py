@@ -22,6 +22,11 @@ TIME_MODES = ("steps", "continuous")
 GRID_TOLERANCE = 1e-9
 
 
+#: Bytes per recorded time of the smallest record: the step index, the time coordinate and
+#: one float64 observable.
+RECORD_BYTES = 24
+
+
 # --------------------------------------------------------------------------- run controls
 
 
@@ -156,11 +161,12 @@ class TimeGrid:
         if record < 1:
             raise ParameterError("record_every", f"'record_every' = {control.record_every!r} "
                                                  f"must be at least one step dt = {dt!r}")
+        every = _whole_steps("snapshot_every", float(control.snapshot_every), dt)
+        start = _whole_steps("snapshot_start", float(control.snapshot_start), dt)
+        _check_schedule_size(control, steps, record, every, start)
         record_steps = np.arange(0, steps + 1, record, dtype=np.int64)
         if record_steps[-1] != steps:
             record_steps = np.append(record_steps, np.int64(steps))
-        every = _whole_steps("snapshot_every", float(control.snapshot_every), dt)
-        start = _whole_steps("snapshot_start", float(control.snapshot_start), dt)
         if start > steps:
             raise ParameterError("snapshot_start", f"'snapshot_start' = "
                                                    f"{control.snapshot_start!r} is after the "
@@ -178,3 +184,28 @@ class TimeGrid:
         return self.steps * self.dt
 
 
+
+
+def _check_schedule_size(control: RunControl, steps: int, record: int, every: int,
+                         start: int) -> None:
+    """Refuse a schedule whose record and frame arrays alone exceed the available memory,
+    before any of them is allocated: ``RECORD_BYTES`` per recorded time and 8 bytes per
+    frame time."""
+    from flocklab.core.driver import available_memory
+
+    records = steps // record + 2
+    frames = 1 if every == 0 else (steps - start) // every + 2
+    need = RECORD_BYTES * records + 8 * frames
+    have = available_memory()
+    if have is None or need <= have:
+        return
+    if records * RECORD_BYTES >= 8 * frames:
+        key = "steps" if control.record_every is None else "record_every"
+        advice = "record less often ('record_every') or run fewer 'steps'"
+    else:
+        key, advice = "snapshot_every", "store fewer frames ('snapshot_every')"
+    value = getattr(control, key)
+    raise ParameterError(key, f"'{key}' = {value!r}: {records - 1:.3g} records and "
+                              f"{frames - 1:.3g} frames need at least {need / 2**30:.3g} GiB, "
+                              f"more than the {have / 2**30:.3g} GiB of memory available; "
+                              f"{advice}")

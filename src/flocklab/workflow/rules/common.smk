@@ -11,6 +11,7 @@ from snakemake.settings.types import DeploymentMethod
 
 from flocklab.config import design_seed
 from flocklab.core.registry import get_model
+from flocklab.config.targets import figure_outputs as target_files, study_outputs
 from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
 from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
@@ -66,12 +67,7 @@ def point_of(wildcards):
 
 def study_record(name):
     """The slice of a study that its summary depends on (passed through params)."""
-    study = STUDIES[name]
-    return {"name": study.name, "model": study.model, "description": study.description,
-            "fixed": study.fixed, "replicates": study.replicates, "time": study.time,
-            "burn_in": study.burn_in, "order_threshold": study.order_threshold,
-            "labels": list(study_points(name)), "design": study.sensitivity is not None,
-            "axes": [{"dim": axis.dim, "coords": axis.coords} for axis in study.axes]}
+    return STUDIES[name].summary_record()
 
 
 DESIGN_KEYS = ("method", "factors", "samples", "levels")
@@ -92,17 +88,8 @@ def design_record(study):
 
 def analysis_paths(study):
     """Outputs of the critical, fss and sensitivity stages a study's config asks for
-    (and its summary, for a grid study)."""
-    settings = config["studies"][study]
-    if "sensitivity" in settings:
-        return [summary_path(study)] + [f"{RESULTS}/{study}/{name}" for name in
-                                        ("design.nc", "sensitivity.nc", "sensitivity.json")]
-    paths = [summary_path(study)]
-    if "critical" in settings:
-        paths += [f"{RESULTS}/{study}/critical.nc", f"{RESULTS}/{study}/critical.json"]
-    if "fss" in settings:
-        paths += [f"{RESULTS}/{study}/fss.nc", f"{RESULTS}/{study}/fss.json"]
-    return paths
+    (and its summary)."""
+    return study_outputs(FIGURE_CONTEXT, study)
 
 
 def figure_inputs(wildcards):
@@ -116,14 +103,11 @@ def animation_inputs(wildcards):
 
 
 def figure_outputs(name):
-    return [f"{RESULTS}/figures/{name}.{ext}" for ext in config["plot"]["formats"]]
+    return target_files(FIGURE_CONTEXT, name, HAVE_FFMPEG)
 
 
 def animation_outputs(name):
-    outputs = [f"{RESULTS}/figures/{name}.gif"]
-    if HAVE_FFMPEG:
-        outputs.append(f"{RESULTS}/figures/{name}.mp4")
-    return outputs
+    return target_files(FIGURE_CONTEXT, name, HAVE_FFMPEG)
 
 
 def figure_caption(name):
