@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.cli.dragon import add_dragon_parser
+from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
 from flocklab.core.model import Model, SimulationError
 from flocklab.core.parameters import ParameterError, ParameterSpec
@@ -82,7 +84,9 @@ def _add_run_controls(parser: argparse.ArgumentParser, model: Model) -> None:
                             help=f"final time [{model.time_units}]")
         run.add_argument("--dt", type=float, help=f"time step [{model.time_units}]; default "
                                                   f"{model.default_dt:g}")
-    run.add_argument("--seed", type=int, required=True, help="seed of the random stream")
+    run.add_argument("--seed", type=int, default=None,
+                     help="seed of the random stream (required unless the run does not "
+                          "depend on one, as for a deterministic model)")
     run.add_argument(*_spellings("record_every"), type=float, dest="record_every", metavar="T",
                      help="record the observables every T (a whole number of steps); "
                           "default: every step")
@@ -132,6 +136,8 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     add_task_parser(commands, model or None if model != "" else None, _add_parameter)
     _add_metrics_parser(commands)
     _add_fit_parser(commands)
+    add_dragon_parser(commands, _add_parameter)
+    add_springs_parsers(commands, _add_parameter)
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
@@ -192,7 +198,11 @@ def _simulate(args: argparse.Namespace) -> None:
     given = {spec.name: getattr(args, spec.name) for spec in model.parameters
              if getattr(args, spec.name) is not None}
     params = model.resolve(given)
-    control = RunControl(seed=args.seed, steps=args.steps, t_end=getattr(args, "t_end", None),
+    if args.seed is None and model.uses_seed(params):
+        raise ParameterError("seed", f"option '--seed' is required: this {model.name} run "
+                                     "depends on its random stream (an integer >= 0)")
+    seed = 0 if args.seed is None else args.seed
+    control = RunControl(seed=seed, steps=args.steps, t_end=getattr(args, "t_end", None),
                          dt=getattr(args, "dt", None), record_every=args.record_every,
                          snapshot_every=args.snapshot_every, snapshot_start=args.snapshot_start)
     if args.checkpoint_every < 0:
@@ -256,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_task_command(args)
         elif args.command == "fit":
             _fit(args)
+        elif hasattr(args, "handler"):  # dragon, stability, accuracy
+            args.handler(args)
         elif args.command == "params":
             for spec in get_model(args.model).parameters:
                 print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "

@@ -192,7 +192,15 @@ class Springs(Model):
                                  ) from None
 
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """The structure builds; a time run of a structure that would never move (a chain
+        or cloth at rest with no gravity and no tip force) is refused, naming ``gravity``."""
         self.build(params)
+        if grid is not None and params["initial"] == "rest" and params["gravity"] == 0 and (
+                params["structure"] == "cloth" or (params["structure"] == "chain" and not any(
+                    params["tip_force"]))):
+            raise ParameterError("gravity", f"parameter 'gravity' = 0: a {params['structure']} "
+                                 "at rest with no force never moves; give gravity > 0 (e.g. "
+                                 "9.80665 m s-2), a tip force, or initial 'perturbed'")
 
     def entity_count(self, params: Mapping[str, Any]) -> int:
         structure = params["structure"]
