@@ -144,7 +144,7 @@ def _write_xlsx(tables: Sequence[Table], path: Path, decimals: int,
     book.remove(book.active)
     for table in tables:
         sheet = book.create_sheet(table.title[:31])
-        sheet.append([table.corner, *table.columns])
+        sheet.append([table.corner or None, *table.columns])  # A1 empty, as in the template
         for label, row in zip(table.rows, table.values, strict=True):
             sheet.append([label, *(round(float(v), decimals) + 0.0 for v in row)])
     book.properties.creator = "flocklab"
