@@ -66,22 +66,29 @@ def add_dragon_parser(commands: argparse._SubParsersAction, add_parameter: Calla
     specs = {spec.name: spec for spec in model.parameters}
     dragon = commands.add_parser(
         "dragon", help="the bench-dragon contest answers (2024 CUMCM problem A)",
-        description=__doc__.split("\n\n")[1].replace("\n", " "))
+        description="Answers of 2024 CUMCM problem A (the bench dragon) in the contest's "
+                    "words, benches numbered from 1; with --out-dir also result1.xlsx, "
+                    "result2.xlsx, result4.xlsx in the contest's templates, the same tables "
+                    "as CSV (UTF-8 with a byte-order mark), the paper tables and q1..q5.json "
+                    "(answers, checks, parameters, version, git commit). Each question has "
+                    "its own defaults (pitch 0.55 m for Q1-Q2, 1.7 m for Q4-Q5).")
     verbs = dragon.add_subparsers(dest="verb", required=True, metavar="VERB")
     every = verbs.add_parser("all", help="Q1-Q5 with the contest's values: answers, paper "
                                          "tables and, with --out-dir, the three workbooks")
     _add_common(every, specs, add_parameter, GEOMETRY, {})
-    every.set_defaults(handler=run_dragon_command)
+    every.set_defaults(handler=run_dragon_command, question="all")
     for verb, question in QUESTIONS.items():
         task = model.task(question.task)
-        sub = verbs.add_parser(verb, help=f"{question.title} (task {task.name})",
+        aliases = sorted({task.name, task.name.replace("_", "-")})
+        sub = verbs.add_parser(verb, aliases=aliases,
+                               help=question.title,
                                description=f"{task.description}. {model.reference}.")
         group = sub.add_argument_group("question options")
         for spec in task.options:
             add_parameter(group, spec)
         _add_common(sub, specs, add_parameter, question.parameters + GEOMETRY,
                     question.defaults)
-        sub.set_defaults(handler=run_dragon_command)
+        sub.set_defaults(handler=run_dragon_command, question=verb)
 
 
 def _add_common(parser: argparse.ArgumentParser, specs: Mapping[str, Any],
@@ -102,7 +109,7 @@ def _add_common(parser: argparse.ArgumentParser, specs: Mapping[str, Any],
 
 def run_dragon_command(args: argparse.Namespace) -> dict[str, Any]:
     """Run the verb the parsed ``args`` name; print and return ``{verb: answer}``."""
-    verbs = list(QUESTIONS) if args.verb == "all" else [args.verb]
+    verbs = list(QUESTIONS) if args.question == "all" else [args.question]
     geometry = {name: getattr(args, name) for name in GEOMETRY
                 if getattr(args, name) is not None}
     out_dir = Path(args.out_dir) if args.out_dir else None
@@ -113,7 +120,7 @@ def run_dragon_command(args: argparse.Namespace) -> dict[str, Any]:
         question = QUESTIONS[verb]
         params = {**question.defaults, **geometry}
         options: dict[str, Any] = {}
-        if args.verb != "all":
+        if args.question != "all":
             params.update({name: getattr(args, name) for name in question.parameters
                            if getattr(args, name) is not None})
             options = _given_options(args, question)
