@@ -108,25 +108,21 @@ def _add_common(parser: argparse.ArgumentParser, specs: Mapping[str, Any],
 
 
 def run_dragon_command(args: argparse.Namespace) -> dict[str, Any]:
-    """Run the verb the parsed ``args`` name; print and return ``{verb: answer}``."""
+    """Run the verb the parsed ``args`` name; print and return ``{verb: answer}``.
+
+    Every question's parameters and options are checked before the first one runs.
+    """
     verbs = list(QUESTIONS) if args.question == "all" else [args.question]
     geometry = {name: getattr(args, name) for name in GEOMETRY
                 if getattr(args, name) is not None}
     out_dir = Path(args.out_dir) if args.out_dir else None
-    _check_geometry(geometry)
+    plans = {verb: _plan(verb, args, geometry) for verb in verbs}
     answers: dict[str, Any] = {}
     texts: list[str] = []
-    for verb in verbs:
-        question = QUESTIONS[verb]
-        params = {**question.defaults, **geometry}
-        options: dict[str, Any] = {}
-        if args.question != "all":
-            params.update({name: getattr(args, name) for name in question.parameters
-                           if getattr(args, name) is not None})
-            options = _given_options(args, question)
+    for verb, entry in plans.items():
         start = time.perf_counter()
-        print(f"flocklab: {question.title} ...", file=sys.stderr, flush=True)
-        document, text = _run_question(verb, params, options, out_dir)
+        print(f"flocklab: {QUESTIONS[verb].title} ...", file=sys.stderr, flush=True)
+        document, text = _run_question(verb, entry, out_dir)
         print(f"flocklab: {verb} done in {time.perf_counter() - start:.1f} s",
               file=sys.stderr, flush=True)
         answers[verb] = document["result"]["answer"]
@@ -144,34 +140,33 @@ def run_dragon_command(args: argparse.Namespace) -> dict[str, Any]:
     return answers
 
 
-def _given_options(args: argparse.Namespace, question: Question) -> dict[str, Any]:
+def _plan(verb: str, args: argparse.Namespace, geometry: Mapping[str, Any]
+          ) -> dict[str, Any]:
+    """The task entry of ``verb``: its defaults, then the options given on the command line
+    (a single verb only), resolved and checked (ParameterError naming the key)."""
     from flocklab.core.registry import get_model
-
-    task = get_model("dragon_chain").task(question.task)
-    return {spec.name: getattr(args, spec.name) for spec in task.options
-            if getattr(args, spec.name, None) is not None}
-
-
-def _check_geometry(geometry: Mapping[str, Any]) -> None:
-    """The bench geometry checked once, before any question runs (ParameterError)."""
-    from flocklab.core.registry import get_model
-    from flocklab.models.dragon_chain.tasks import geometry_of
-
-    geometry_of(get_model("dragon_chain").resolve(dict(geometry)))
-
-
-def _run_question(verb: str, params: Mapping[str, Any], options: Mapping[str, Any],
-                  out_dir: Path | None) -> tuple[dict[str, Any], str]:
-    """Run the verb's task into ``out_dir`` (a temporary directory when None); return the
-    written document and the answer's text (with the paper tables read back)."""
-    from flocklab.core.registry import get_model
-    from flocklab.stages.tasks import run_task
 
     question = QUESTIONS[verb]
     model = get_model("dragon_chain")
-    resolved = model.task(question.task).resolve(model.resolve(dict(params)), options)
-    entry = {"model": "dragon_chain", "task": question.task, "params": dict(params),
-             "options": resolved, "description": question.title}
+    task = model.task(question.task)
+    params = {**question.defaults, **geometry}
+    options: dict[str, Any] = {}
+    if args.question != "all":
+        params.update({name: getattr(args, name) for name in question.parameters
+                       if getattr(args, name) is not None})
+        options = {spec.name: getattr(args, spec.name) for spec in task.options
+                   if getattr(args, spec.name, None) is not None}
+    resolved = task.resolve(model.resolve(dict(params)), options)
+    return {"model": model.name, "task": task.name, "params": params, "options": resolved,
+            "description": question.title}
+
+
+def _run_question(verb: str, entry: Mapping[str, Any], out_dir: Path | None
+                  ) -> tuple[dict[str, Any], str]:
+    """Run the task ``entry`` into ``out_dir`` (a temporary directory when None); return the
+    written document and the answer's text (with the paper tables read back)."""
+    from flocklab.stages.tasks import run_task
+
     with tempfile.TemporaryDirectory(prefix="flocklab-dragon-") as scratch:
         directory = out_dir if out_dir is not None else Path(scratch)
         document = run_task(entry, directory / f"{verb}.json")

@@ -58,8 +58,15 @@ def test_cloth_preset_hangs_under_gravity(tmp_path: Path, capsys) -> None:
                  "--out-dir", str(tmp_path)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["table"][0]["configuration"].startswith("cloth 3x3")
-    params = json.loads((tmp_path / "result.json").read_text())["parameters"]
+    document = json.loads((tmp_path / "result.json").read_text())
+    params = document["parameters"]
     assert params["structure"] == "cloth" and params["gravity"] == pytest.approx(9.80665)
+    assert params["mass"] == 0.01 and params["stiffness"] == 1000.0
+    assert document["options"]["run_time"] == 0.25
+    # the hanging cloth moves: semi-implicit Euler has a finite limit near the theory's
+    row = result["table"][0]
+    assert row["dt_measured_state"] == "measured"
+    assert row["dt_measured"] == pytest.approx(row["dt_theory"], rel=0.05)
 
 
 def test_accuracy_gives_the_orders(capsys: pytest.CaptureFixture) -> None:
