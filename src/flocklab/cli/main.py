@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.cli.dragon import add_dragon_parser
 from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
+from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
 from flocklab.config.schema import ConfigError
 from flocklab.core.model import Model, SimulationError
@@ -188,6 +190,8 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     add_task_parser(commands, model or None if model != "" else None, _add_parameter)
     _add_metrics_parser(commands)
     _add_fit_parser(commands)
+    add_dragon_parser(commands, _add_parameter)
+    add_springs_parsers(commands, _add_parameter)
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
@@ -351,6 +355,8 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         run_task_command(args)
     elif args.command == "fit":
         _fit(args)
+    elif hasattr(args, "handler"):  # dragon, stability, accuracy
+        args.handler(args)
     elif args.command == "params":
         for spec in get_model(args.model).parameters:
             print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "

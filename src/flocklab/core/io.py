@@ -179,8 +179,9 @@ def write_rows(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Pa
     return Path(path)
 
 
-def write_text(text: str, path: str | os.PathLike) -> Path:
-    """Write a text file (CSV, Markdown) atomically."""
+def write_text(text: str, path: str | os.PathLike, encoding: str = "utf-8") -> Path:
+    """Write a text file (CSV, Markdown) atomically (``encoding="utf-8-sig"``: with a
+    byte-order mark)."""
     with atomic_output(path) as temporary:
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_text(text, encoding=encoding)
     return Path(path)

@@ -21,11 +21,11 @@ def test_turnaround_task_writes_the_document_and_the_contest_tables(tmp_path: Pa
     assert answer["s_curve_length"] == pytest.approx(13.621245, abs=1e-6)
     document = json.loads((tmp_path / "result.json").read_text())
     assert document["task"] == "turnaround" and document["options"]["t_end"] == 2
-    rows = list(csv.reader((tmp_path / "result4_positions.csv").open(encoding="utf-8")))
+    rows = list(csv.reader((tmp_path / "result4_positions.csv").open(encoding="utf-8-sig")))
     assert rows[0] == ["", "-2 s", "-1 s", "0 s", "1 s", "2 s"]
     assert rows[1][0] == "龙头x (m)" and rows[-1][0] == "龙尾（后）y (m)" and len(rows) == 449
     assert all(len(cell.split(".")[1]) == 6 for cell in rows[1][1:])
-    speeds = list(csv.reader((tmp_path / "result4_speeds.csv").open(encoding="utf-8")))
+    speeds = list(csv.reader((tmp_path / "result4_speeds.csv").open(encoding="utf-8-sig")))
     assert speeds[1][1:] == ["1.000000"] * 5
 
 

@@ -43,7 +43,9 @@ def _task(tmp_path: Path, task: str, params: dict | None = None,
 
 
 def _rows(path: Path) -> list[list[str]]:
-    with path.open(encoding="utf-8") as stream:
+    """The CSV's rows; the file must start with a UTF-8 byte-order mark."""
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf"), f"{path.name}: no byte-order mark"
+    with path.open(encoding="utf-8-sig") as stream:
         return list(csv.reader(stream))
 
 
@@ -71,7 +73,11 @@ def test_positions_task_tables_and_checks(tmp_path: Path) -> None:
     assert rows[0] == ["", "0 s", "1 s", "2 s", "3 s"] and len(rows) == 1 + 2 * 224
     assert rows[1][1] == "8.800000" and rows[2][1] == "0.000000"  # the head starts at A
     paper = _rows(tmp_path / "positions" / "paper1_speeds.csv")
-    assert len(paper) == 1 + 8 and paper[1][1:] == ["1.000000"] * 4
+    # the contest's paper table: head, body benches 1, 51, 101, 151, 201, tail rear
+    assert [row[0] for row in paper[1:]] == ["龙头 (m/s)", "第1节龙身  (m/s)", "第51节龙身  (m/s)",
+                                             "第101节龙身  (m/s)", "第151节龙身  (m/s)",
+                                             "第201节龙身  (m/s)", "龙尾（后） (m/s)"]
+    assert paper[1][1:] == ["1.000000"] * 4
 
 
 def test_collision_task_finds_the_contest_time_and_brackets_it(tmp_path: Path) -> None:
@@ -83,7 +89,7 @@ def test_collision_task_finds_the_contest_time_and_brackets_it(tmp_path: Path) -
     rows = _rows(tmp_path / "collision" / "result2.csv")
     assert len(rows) == 1 + 224 and rows[1][0] == "龙头"
     assert float(rows[1][3]) == 1.0
-    assert len(_rows(tmp_path / "collision" / "paper2.csv")) == 1 + 8
+    assert len(_rows(tmp_path / "collision" / "paper2.csv")) == 1 + 7
 
 
 def test_turnaround_task_s_curve_cannot_be_shortened(tmp_path: Path) -> None:

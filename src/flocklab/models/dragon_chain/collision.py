@@ -265,8 +265,10 @@ class _LeadGap:
 
 
 def _local_lipschitz(s: FloatArray, g: FloatArray) -> FloatArray:
-    """Per-interval slope bound: ``LIPSCHITZ_SAFETY`` x the largest slope within 2 intervals."""
-    slope = np.abs(np.diff(g)) / np.diff(s)
+    """Per-interval slope bound: ``LIPSCHITZ_SAFETY`` x the largest slope within 2 intervals
+    (NaN next to samples where G is +inf, no pair yet in reach: such intervals never doubt)."""
+    with np.errstate(invalid="ignore"):
+        slope = np.abs(np.diff(g)) / np.diff(s)
     padded = np.pad(slope, 2, mode="edge")
     window = np.max(np.stack([padded[k : k + slope.size] for k in range(5)]), axis=0)
     return np.maximum(LIPSCHITZ_FLOOR, LIPSCHITZ_SAFETY * window)

@@ -87,8 +87,15 @@ class BenchGeometry:
         return float(self.spacings.sum())
 
 
-#: Handles of the paper tables: head, body benches 1, 51, 101, 151, 201, tail front, tail rear.
-PAPER_HANDLES = (0, 1, 51, 101, 151, 201, 222, 223)
+#: Handles of the paper tables the contest asks for: the head front, the fronts of body
+#: benches 1, 51, 101, 151 and 201, and the tail's rear handle.
+PAPER_HANDLES = (0, 1, 51, 101, 151, 201, 223)
+
+
+def paper_handles(n_handles: int = N_BENCHES + 1) -> list[int]:
+    """:data:`PAPER_HANDLES` for a dragon of ``n_handles`` handles: the body fronts that
+    exist, then the tail's rear handle (the last one)."""
+    return [h for h in PAPER_HANDLES[:-1] if h < n_handles - 2] + [n_handles - 1]
 
 
 def handle_labels(n_handles: int = N_BENCHES + 1) -> list[str]:

@@ -4,18 +4,19 @@ Each task (a :class:`flocklab.tasks.Task`) takes the model's resolved parameters
 speed, turnaround diameter and ratio, bench geometry) and a few options (declared as
 parameter specs, checked before any job runs), calls the functions of
 :mod:`flocklab.models.dragon_chain.questions`, writes the contest tables into the task's directory
-(:func:`flocklab.models.dragon_chain.tables.write_tables`; ``.xlsx`` only where openpyxl is
-installed)
-and returns a JSON-ready document: ``answer`` (six decimals), ``check`` (how it was
-verified) and ``files`` (the table files, relative to the directory).
+(:func:`flocklab.models.dragon_chain.tables.write_tables`: CSV files with a byte-order mark
+and an ``.xlsx`` workbook whose custom document properties give the parameters, options,
+package version and git commit) and returns a JSON-ready document: ``answer`` (six
+decimals), ``check`` (how it was verified) and ``files`` (the table files, relative to the
+directory).
 
 ========== ===================== ====================================================
 task       question              tables
 ========== ===================== ====================================================
-positions  Q1 spiral, t0..t1     result1_positions/speeds.csv, paper1_*.csv
-collision  Q2 first contact      result2.csv, paper2.csv
+positions  Q1 spiral, t0..t1     result1.xlsx, result1_positions/speeds.csv, paper1.*
+collision  Q2 first contact      result2.xlsx, result2.csv, paper2.*
 min_pitch  Q3 smallest pitch     none
-turnaround Q4 S-curve, t0..t1    result4_positions/speeds.csv, paper4_*.csv
+turnaround Q4 S-curve, t0..t1    result4.xlsx, result4_positions/speeds.csv, paper4.*
 max_speed  Q5 largest head speed none
 ========== ===================== ====================================================
 
@@ -24,7 +25,7 @@ Reference: 2024 China Undergraduate Mathematical Contest in Modeling, problem A.
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,6 +35,7 @@ import numpy as np
 
 from flocklab.core.io import json_ready
 from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.provenance import provenance_attrs
 from flocklab.models.dragon_chain.geometry import (
     BenchGeometry,
     in_spiral,
@@ -82,15 +84,18 @@ def _check_window(params: Mapping[str, Any], options: dict[str, Any]) -> None:
                              "table times between t_start and t_end")
 
 
-def _write(groups: Mapping[str, list[Table]], stems: Mapping[str, str], out_dir: Path
-           ) -> list[str]:
-    """Write each group of tables under its stem in ``out_dir``; the file names written."""
+def _write(groups: Mapping[str, list[Table]], stems: Mapping[str, str], out_dir: Path,
+           params: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
+    """Write each group of tables under its stem in ``out_dir``, the workbooks with the
+    parameters, options and provenance as properties; the file names written."""
     from flocklab.models.dragon_chain.tables import write_tables
 
-    xlsx = importlib.util.find_spec("openpyxl") is not None
+    properties = {"parameters": json.dumps(json_ready(dict(params)), sort_keys=True),
+                  "options": json.dumps(json_ready(dict(options)), sort_keys=True),
+                  **provenance_attrs()}
     written: list[str] = []
     for group, tables in groups.items():
-        paths = write_tables(tables, Path(out_dir) / stems[group], xlsx=xlsx)
+        paths = write_tables(tables, Path(out_dir) / stems[group], properties=properties)
         written += [path.name for path in paths]
     return written
 
@@ -199,7 +204,8 @@ def _run_positions(params: Mapping[str, Any], options: Mapping[str, Any], out_di
     trajectory = q.q1_spiral(params["pitch"], params["start_turn"], v, options["t_start"],
                              options["t_end"], options["t_step"], geometry)
     files = _write(answers.trajectory_tables(trajectory, options["paper_every"]),
-                   {"contest": "result1", "paper": "paper1"}, out_dir)
+                   {"contest": "result1", "paper": "paper1"}, out_dir, params,
+                   options)
     spiral = in_spiral(params["pitch"], params["start_turn"])
     check = answers.trajectory_checks(spiral, v * trajectory.times, trajectory.state, geometry,
                                       v)
@@ -223,7 +229,7 @@ def _run_collision(params: Mapping[str, Any], options: Mapping[str, Any], out_di
         return {"answer": {"time": None}, "check": {"min_separation_m":
                                                     result["min_separation"]}, "files": []}
     files = _write(answers.state_tables(result["state"]),
-                   {"contest": "result2", "paper": "paper2"}, out_dir)
+                   {"contest": "result2", "paper": "paper2"}, out_dir, params, options)
     check = {**document["check"], "method": "all non-adjacent bench pairs (separating axes) "
              "apart before and touching after the contact time"}
     return {"answer": {"time": document["time_six"], "head_radius": document["head_radius_six"],
@@ -261,7 +267,8 @@ def _run_turnaround(params: Mapping[str, Any], options: Mapping[str, Any], out_d
     trajectory = q.q4_turnaround(pitch, diameter, params["ratio"], v, options["t_start"],
                                  options["t_end"], options["t_step"], geometry)
     files = _write(answers.trajectory_tables(trajectory, options["paper_every"]),
-                   {"contest": "result4", "paper": "paper4"}, out_dir)
+                   {"contest": "result4", "paper": "paper4"}, out_dir, params,
+                   options)
     path = turnaround(pitch, diameter, params["ratio"], geometry)
     s_head = path.s_enter + v * trajectory.times
     s_curve = answers.s_curve_document(trajectory, pitch, diameter)

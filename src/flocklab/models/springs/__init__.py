@@ -192,7 +192,15 @@ class Springs(Model):
                                  ) from None
 
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """The structure builds; a time run of a structure that would never move (a chain
+        or cloth at rest with no gravity and no tip force) is refused, naming ``gravity``."""
         self.build(params)
+        if grid is not None and params["initial"] == "rest" and params["gravity"] == 0 and (
+                params["structure"] == "cloth" or (params["structure"] == "chain" and not any(
+                    params["tip_force"]))):
+            raise ParameterError("gravity", f"parameter 'gravity' = 0: a {params['structure']} "
+                                 "at rest with no force never moves; give gravity > 0 (e.g. "
+                                 "9.80665 m s-2), a tip force, or initial 'perturbed'")
 
     def entity_count(self, params: Mapping[str, Any]) -> int:
         structure = params["structure"]
@@ -217,8 +225,9 @@ class Springs(Model):
         return params["initial"] == "perturbed" and params["perturbation"] > 0
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
-        """``x``, ``v`` (N, D), the blow-up flag and time (-1: none); the equilibrium in
-        ``_x_eq``."""
+        """``x``, ``v`` (N, D), the blow-up flag and time (-1: none), the Newton iteration
+        count (sum, largest, steps: kept with the state, so a resumed run reports the whole
+        run's); the equilibrium in ``_x_eq``."""
         from flocklab.models.springs.forces import potential_energy
         from flocklab.models.springs.statics import static_equilibrium
 
@@ -231,7 +240,8 @@ class Springs(Model):
             free = ~system.fixed
             x[free] += rng.uniform(-amplitude, amplitude, size=x[free].shape)
         return {"x": x, "v": system.velocities.copy(), "blown": np.zeros(1),
-                "t_blowup": np.full(1, -1.0), "_system": system, "_x_eq": x_eq,
+                "t_blowup": np.full(1, -1.0), "newton": np.zeros(3),
+                "_system": system, "_x_eq": x_eq,
                 "_e_eq": potential_energy(system, x_eq), "_stepper": None}
 
     def _stepper(self, state: dict, params: Mapping[str, Any], dt: float) -> Any:
@@ -252,17 +262,32 @@ class Springs(Model):
         super().advance(state, params, first_step, k, record)
 
     def step(self, state: dict, params: Mapping[str, Any], first_step: int, k: int) -> None:
-        """``k`` integrator steps with a blow-up check after each."""
-        from flocklab.models.springs.kernels import max_abs_strain
-
+        """``k`` integrator steps with a blow-up check after each; the Newton iterations of
+        an implicit integrator are added to the state's counts."""
         if state["blown"][0]:
             return
-        dt = state.get("_dt", self.default_dt)
-        stepper = self._stepper(state, params, dt)
-        x, v, system = state["x"], state["v"], state["_system"]
+        stepper = self._stepper(state, params, state.get("_dt", self.default_dt))
         keep = params["on_blowup"] == "record"
-        previous = state["_previous"]
         bound = params["strain_bound"]
+        iterations = stepper.stats.get("newton_iterations") if stepper.stats else None
+        done = len(iterations) if iterations is not None else 0
+        try:
+            self._steps(state, params, stepper, first_step, k, keep, bound)
+        finally:
+            if iterations is not None and len(iterations) > done:
+                new = iterations[done:]
+                counts = state["newton"]
+                counts[0] += sum(new)
+                counts[1] = max(counts[1], max(new))
+                counts[2] += len(new)
+
+    def _steps(self, state: dict, params: Mapping[str, Any], stepper: Any, first_step: int,
+               k: int, keep: bool, bound: float) -> None:
+        from flocklab.models.springs.kernels import max_abs_strain
+
+        x, v, system = state["x"], state["v"], state["_system"]
+        previous = state["_previous"]
+        dt = stepper.dt
         for n in range(k):
             if keep:
                 previous[0], previous[1] = x, v
@@ -304,8 +329,7 @@ class Springs(Model):
 
     def run_outputs(self, state: dict, params: Mapping[str, Any]
                       ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]]:
-        stats = state["_stepper"].stats if state["_stepper"] is not None else {}
-        iterations = np.asarray(stats.get("newton_iterations", []), dtype=np.float64)
+        total, largest, steps = state["newton"]
         out = {
             "stable": ((), np.float64(1.0 - state["blown"][0]),
                        {"long_name": "1 if the run did not blow up"}),
@@ -317,10 +341,10 @@ class Springs(Model):
             "fixed": (("point",), state["_system"].fixed.astype(np.int8),
                       {"long_name": "1 for fixed points"}),
         }
-        if iterations.size:
-            out["newton_iterations_mean"] = ((), np.float64(iterations.mean()),
+        if steps:
+            out["newton_iterations_mean"] = ((), np.float64(total / steps),
                                              {"long_name": "mean Newton iterations per step"})
-            out["newton_iterations_max"] = ((), np.float64(iterations.max()),
+            out["newton_iterations_max"] = ((), np.float64(largest),
                                             {"long_name": "largest Newton iterations of a step"})
         return out
 

@@ -13,6 +13,7 @@ r"""Accuracy data for the report: energy against time, global error against dt, 
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 
@@ -21,6 +22,9 @@ import numpy as np
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.statics import static_equilibrium
 from flocklab.models.springs.structure import chain
+
+#: Progress of the convergence study, one INFO line per method.
+logger = logging.getLogger("flocklab.springs.accuracy")
 
 
 def damped_oscillator(t: np.ndarray, u0: float, omega: float, zeta: float) -> np.ndarray:
@@ -52,6 +56,7 @@ def convergence_study(methods: Sequence[str], steps: Sequence[float] = (0.01, 0.
         errors = [global_error(method, dt, zeta) for dt in steps]
         slope = float(np.polyfit(np.log(steps), np.log(errors), 1)[0])
         out[method] = {"dt": list(steps), "error": errors, "order": slope}
+        logger.info("%s: order %.3f", method, slope)
     return out
 
 

@@ -30,6 +30,7 @@ explicit run is unstable (the comparison's premise).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Sequence
@@ -56,6 +57,8 @@ from flocklab.models.springs.structure import SpringSystem, chain, cloth
 
 #: Relative resolution of a measured limit (13-point sweep over 4 decades, 7 bisections).
 RESOLUTION = 0.02
+#: Progress of the stability table, one INFO line per measured limit.
+logger = logging.getLogger("flocklab.springs.stability")
 #: Ratio of stability limits that counts as "markedly" more stable.
 MARKEDLY = 2.0
 TONGUE_MASSES = (0.01, 0.1, 1.0)
@@ -184,7 +187,10 @@ def stability_table(configs: Sequence[tuple[str, SpringSystem]],
                                   refine=RATE_THEORY_REFINE, generator_eigenvalues=mu,
                                   radii=cache))
             theory, theory_rate = theories[same_update]
+            start = time.perf_counter()
             measured = measured_dt_max(system, method, x_eq, **measure)
+            logger.info("%s, %s: dt_max %.4g s measured, %.4g s in theory (%.1f s)", label,
+                        method, measured.dt_max, theory.dt_max, time.perf_counter() - start)
             dt_unstable = measured.dt_unstable
             unstable = measured.probe(dt_unstable)
             largest = measured.dt_max if math.isfinite(measured.dt_max) else max(

@@ -206,6 +206,9 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     at the rate threshold, the smallest unstable step with the reason and fitted rate of its
     run, the linear theory's spectral radius around the edge and the agreement; the document
     adds ``rate_threshold``, ``max_steps`` (longest extended run) and the agreement counts.
+    Each row of the document also names the state of its two limits, ``dt_measured_state``
+    and ``dt_theory_state`` (:data:`LIMIT_STATES`: strict JSON writes inf and NaN alike as
+    ``null``).
     A measured limit has relative resolution
     :math:`(\\Delta_{sweep})^{2^{-refine}} - 1` with :math:`\\Delta_{sweep}` the sweep's
     ratio of neighbouring steps; the sweep spans ``span`` x 2/omega_max (a limit below its
@@ -235,6 +238,9 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
                                 dt_range=(low * 2.0 / omega, high * 2.0 / omega))
     table = [asdict(row) for row in rows]
     write_rows(table, out_dir / "stability.csv")
+    for row in table:  # JSON writes inf and NaN as null: the states tell them apart
+        row["dt_measured_state"] = limit_state(row["dt_measured"], measured=True)
+        row["dt_theory_state"] = limit_state(row["dt_theory"], measured=False)
     decades = math.log10(high / low)
     resolution = 10.0 ** (decades / (opts["points"] - 1) / 2 ** opts["refine"]) - 1.0
     claims = set(CLAIM_METHODS) <= set(methods)
@@ -246,6 +252,28 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
             "max_steps": math.ceil(RATE_EFOLDS / opts["rate"]),
             "agreement": {kind: sum(row.agreement == kind for row in rows)
                           for kind in ("agree", "nonlinear", "saturated", "missed_growth")}}
+
+
+#: What a stability limit of the table means, by its value (JSON has no inf or NaN).
+LIMIT_STATES = {
+    "measured": "a finite step: the largest stable step found (theory: computed)",
+    "stable_at_every_dt_tried": "measured stable up to the sweep's largest step (inf)",
+    "unconditionally_stable": "theory: stable at every step (inf)",
+    "unstable_at_every_dt_tried": "unstable already at the sweep's smallest step (0)",
+    "unstable_at_every_dt": "theory: unstable at every step (0)",
+    "not_measured": "no value: no run decided it, or no linear theory for the method (NaN)",
+}
+
+
+def limit_state(value: float, measured: bool) -> str:
+    """The :data:`LIMIT_STATES` key of a measured or theory ``dt_max`` (s)."""
+    if math.isnan(value):
+        return "not_measured"
+    if math.isinf(value):
+        return "stable_at_every_dt_tried" if measured else "unconditionally_stable"
+    if value <= 0.0:
+        return "unstable_at_every_dt_tried" if measured else "unstable_at_every_dt"
+    return "measured"
 
 
 def cloth_cost_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, Any],

@@ -1,0 +1,217 @@
+"""``flocklab stability springs`` and ``flocklab accuracy springs``: the integrator studies.
+
+A thin layer over the ``stability`` and ``accuracy`` tasks of the ``springs`` model
+(:mod:`flocklab.models.springs.tasks`), run through the task stage
+(:func:`flocklab.stages.tasks.run_task`):
+
+* ``stability`` prints, per integrator, the largest stable step measured on nonlinear runs,
+  the linear theory's and their ratio, with one progress line per integrator on stderr;
+* ``accuracy`` prints each integrator's fitted convergence order and its global errors.
+
+``--preset tongue`` is the tongue of the tongue-model article (the model's defaults);
+``--preset cloth`` the project's 10 x 10 cloth (0.01 kg points, 1000 N/m springs, damping
+0.05 N s/m) hanging from its two top corners under gravity (9.80665 m s-2).
+``--integrator`` takes one name, several, or ``all`` (the nine of the study). With
+``--out-dir`` the task's JSON document (parameters, options, package version, git commit) and
+its CSV table are written there; ``--json`` prints the document's result as strict JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import math
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+#: Model parameters of each preset (other parameters keep the model's defaults).
+PRESETS: dict[str, dict[str, Any]] = {
+    "tongue": {"structure": "chain"},
+    # the project's 100-particle cloth (flocklab.models.springs.structure.cloth)
+    "cloth": {"structure": "cloth", "nx": 10, "ny": 10, "mass": 0.01, "stiffness": 1000.0,
+              "damping": 0.05, "gravity": 9.80665},
+}
+#: Task options of each preset (given options win): the cloth's 2/omega_max is 2.3 ms, so a
+#: quarter second is still > 100 x 2/omega_max, as the pipeline's stability table runs it.
+PRESET_OPTIONS: dict[str, dict[str, Any]] = {"tongue": {}, "cloth": {"run_time": 0.25}}
+#: Model parameters the verbs do not offer: the preset and --integrator choose them.
+_CHOSEN = ("structure", "integrator", "network")
+
+
+def add_springs_parsers(commands: argparse._SubParsersAction, add_parameter: Callable
+                        ) -> None:
+    """The ``stability`` and ``accuracy`` commands with their ``springs`` model verb."""
+    from flocklab.core.registry import get_model
+    from flocklab.models.springs.integrators import INTEGRATORS
+
+    model = get_model("springs")
+    for command, task_name, text in (
+            ("stability", "stability", "largest stable time step of each integrator, "
+                                       "measured and in theory"),
+            ("accuracy", "accuracy", "convergence order of each integrator")):
+        task = model.task(task_name)
+        parser = commands.add_parser(command, help=text)
+        models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
+        sub = models.add_parser("springs", help=task.description,
+                                description=f"{task.description}. {__doc__.split(chr(10))[0]}")
+        # SciPy's adaptive solvers have no fixed-step stability limit to measure
+        names = _study() if task_name == "stability" else tuple(INTEGRATORS)
+        sub.add_argument("--integrator", action="append", metavar="NAME",
+                         choices=["all", *names],
+                         help="integrator (repeatable), or 'all': the nine of the study; "
+                              f"default all. Choices: {', '.join(names)}")
+        if task_name == "stability":
+            sub.add_argument("--preset", choices=list(PRESETS), default="tongue",
+                             help="tongue: the article's six-point chain; cloth: 10 x 10 "
+                                  "cloth (0.01 kg, 1000 N/m, damping 0.05) hanging from its "
+                                  "corners under gravity, runs of 0.25 s unless --run-time "
+                                  "is given; default tongue")
+        options = sub.add_argument_group("task options")
+        for spec in task.options:
+            if spec.name != "methods":
+                add_parameter(options, spec)
+        if task_name == "stability":
+            params = sub.add_argument_group("model parameters (override the preset)")
+            for spec in model.parameters:
+                if spec.name not in _CHOSEN:
+                    add_parameter(params, spec, prefix="model-"
+                                  if spec.name in {s.name for s in task.options} else "")
+        sub.add_argument("--out-dir", metavar="DIR", default=None,
+                         help="write result.json and the task's CSV table here (default: "
+                              "print only)")
+        sub.add_argument("--json", action="store_true",
+                         help="print the result as strict JSON instead of the table")
+        sub.set_defaults(handler=run_springs_command, task_name=task_name)
+
+
+def _study() -> tuple[str, ...]:
+    from flocklab.models.springs.integrators import STUDY_METHODS
+
+    return STUDY_METHODS
+
+
+def run_springs_command(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the parsed ``stability`` or ``accuracy`` verb; print and return its result."""
+    from flocklab.core.io import json_ready
+    from flocklab.core.registry import get_model
+    from flocklab.stages.tasks import run_task
+
+    model = get_model("springs")
+    task = model.task(args.task_name)
+    chosen = args.integrator or ["all"]
+    methods = None if "all" in chosen else list(dict.fromkeys(chosen))
+    preset = getattr(args, "preset", "tongue")
+    options = {**(PRESET_OPTIONS[preset] if task.name == "stability" else {}),
+               **{spec.name: getattr(args, spec.name) for spec in task.options
+                  if spec.name != "methods" and getattr(args, spec.name, None) is not None}}
+    options["methods"] = methods
+    params = dict(PRESETS[preset])
+    taken = {spec.name for spec in task.options}
+    for spec in model.parameters:
+        dest = f"model-{spec.name}" if spec.name in taken else spec.name
+        if spec.name not in _CHOSEN and getattr(args, dest, None) is not None:
+            params[spec.name] = getattr(args, dest)
+    entry = {"model": "springs", "task": task.name, "params": params, "options": options}
+    with tempfile.TemporaryDirectory(prefix="flocklab-springs-") as scratch, \
+            _progress_on_stderr():
+        out_dir = Path(args.out_dir) if args.out_dir else Path(scratch)
+        document = run_task(entry, out_dir / "result.json")
+    result = document["result"]
+    if args.json:
+        print(json.dumps(json_ready(result), allow_nan=False))
+    elif task.name == "stability":
+        print(stability_text(result))
+    else:
+        print(accuracy_text(result))
+    if args.out_dir:
+        print(f"wrote {out_dir / 'result.json'} and {', '.join(_tables(out_dir))}",
+              file=sys.stderr)
+    return result
+
+
+def _tables(out_dir: Path) -> list[str]:
+    return sorted(str(p) for p in out_dir.glob("*.csv"))
+
+
+@contextlib.contextmanager
+def _progress_on_stderr() -> Iterator[None]:
+    """Progress lines of the tasks (INFO of the ``flocklab`` loggers) on stderr while
+    running, unless a handler is already there (``flocklab -v``)."""
+    logger = logging.getLogger("flocklab")
+    if logger.handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _seconds(value: float | None, state: str) -> str:
+    if state in ("stable_at_every_dt_tried", "unconditionally_stable"):
+        return "inf"
+    if state == "not_measured" or value is None:
+        return "-"
+    return f"{value:.4g}"
+
+
+def stability_text(result: Mapping[str, Any]) -> str:
+    """The stability table as text: configuration, integrator, measured and theory
+    ``dt_max`` (s), their ratio and the agreement; the state names under it."""
+    header = ("configuration", "integrator", "measured [s]", "theory [s]", "ratio",
+              "agreement")
+    rows = [header]
+    for row in result["table"]:
+        measured, theory = row["dt_measured"], row["dt_theory"]
+        ratio = "-"
+        if row["dt_measured_state"] == "measured" and row["dt_theory_state"] == "measured":
+            ratio = f"{measured / theory:.3f}"
+        elif row["dt_measured_state"] == row["dt_theory_state"].replace(
+                "unconditionally_stable", "stable_at_every_dt_tried"):
+            ratio = "both"
+        rows.append((row["configuration"], row["method"],
+                     _seconds(measured, row["dt_measured_state"]),
+                     _seconds(theory, row["dt_theory_state"]), ratio,
+                     row["agreement"] or "-"))
+    widths = [max(len(str(r[k])) for r in rows) for k in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(w) for cell, w in zip(r, widths, strict=True))
+             for r in rows]
+    lines.append("inf: stable at every step tried (measured) or at every step (theory); "
+                 "-: not measured or no linear theory; ratio 'both': both inf or both 0; "
+                 f"resolution of a measured limit {result['resolution']:.1%}")
+    return "\n".join(lines)
+
+
+def accuracy_text(result: Mapping[str, Any]) -> str:
+    """Each integrator's fitted order and its global errors at each step, as text."""
+    methods = result["methods"]
+    steps = next(iter(methods.values()))["dt"]
+    header = ["integrator", "order", *(f"e(dt={dt:g})" for dt in steps)]
+    rows = [header]
+    for method, data in methods.items():
+        rows.append([method, _order(data["order"]),
+                     *(f"{error:.3g}" for error in data["error"])])
+    widths = [max(len(r[k]) for r in rows) for k in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True))
+             for r in rows]
+    lines.append(f"{result['problem']}, damping ratio {result['zeta']:g}; order: slope of "
+                 "log error against log dt")
+    return "\n".join(lines)
+
+
+def _order(value: float | None) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.3f}"
