@@ -138,8 +138,9 @@ def help_block(title: str, parser: argparse.ArgumentParser, level: int) -> str:
 def cli_page() -> str:
     """The command-line reference from the parser."""
     from flocklab.cli.main import build_parser
-    from flocklab.core.registry import get_model
+    from flocklab.core.registry import available_models, get_model
 
+    models = set(available_models())
     parser = build_parser("")
     parts = ["# Command-line reference\n",
              "Generated from the argparse parser (`flocklab.cli.main.build_parser`) at build "
@@ -147,8 +148,8 @@ def cli_page() -> str:
     for name, sub in subparsers(parser).items():
         parts.append(help_block(f"flocklab {name}", sub, 2))
         for model, model_parser in subparsers(sub).items():
-            if not package_model(get_model(model)):
-                continue
+            if model in models and not package_model(get_model(model)):
+                continue  # a test plugin's model
             parts.append(help_block(f"flocklab {name} {model}", model_parser, 3))
             for task, task_parser in subparsers(model_parser).items():
                 parts.append(help_block(f"flocklab {name} {model} {task}", task_parser, 4))
