@@ -90,3 +90,41 @@ def figure_layouts() -> Callable[[Path, Path], dict[str, list[str]]]:
     """``figure_layouts(workdir, config_path)``: the layout problems of every figure of a
     finished pipeline run (an empty list per clean figure)."""
     return _figure_layouts
+
+
+#: Where Debian installs Chromium and its WebDriver (packages ``chromium``,
+#: ``chromium-driver``).
+CHROMIUM_BINARIES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMEDRIVER_BINARIES = ("/usr/bin/chromedriver",)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """A headless Chromium driven by Selenium (``selenium.webdriver.Chrome``) with the
+    browser console log enabled (``driver.get_log("browser")``); skipped, with the reason,
+    when Selenium, the browser or its driver is missing (CI installs Debian's ``chromium``
+    and ``chromium-driver``)."""
+    import shutil
+
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    binary = next((path for path in (*CHROMIUM_BINARIES, shutil.which("chromium") or "")
+                   if path and os.path.exists(path)), None)
+    driver_path = next((path for path in (*CHROMEDRIVER_BINARIES,
+                                          shutil.which("chromedriver") or "")
+                        if path and os.path.exists(path)), None)
+    if binary is None or driver_path is None:
+        pytest.skip("no Chromium binary or chromedriver (apt-get install chromium "
+                    "chromium-driver)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    options.binary_location = binary
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

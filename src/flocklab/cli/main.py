@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
+from flocklab.cli.explore import add_explore_parser, run_explore
 from flocklab.cli.task import add_task_parser, run_task_command
 from flocklab.core.model import Model, SimulationError
 from flocklab.core.parameters import ParameterError, ParameterSpec
@@ -132,6 +133,7 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     add_task_parser(commands, model or None if model != "" else None, _add_parameter)
     _add_metrics_parser(commands)
     _add_fit_parser(commands)
+    add_explore_parser(commands)
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
@@ -256,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_task_command(args)
         elif args.command == "fit":
             _fit(args)
+        elif args.command == "explore":
+            run_explore(args)
         elif args.command == "params":
             for spec in get_model(args.model).parameters:
                 print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "

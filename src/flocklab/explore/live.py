@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.core.driver import load_state, run, state_arrays
-from flocklab.core.model import IntervalModel, Model, SimulationError
+from flocklab.core.model import IntervalModel, Model, Preset, SimulationError
+from flocklab.core.parameters import ParameterError
 from flocklab.core.provenance import netcdf_attrs
 from flocklab.core.record import RunRecord
 from flocklab.core.time import RunControl, TimeGrid
@@ -106,6 +107,37 @@ class LiveRun:
         state = self.model.initial_state(params, np.random.default_rng(self.seed))
         state["_dt"] = self.dt
         return state
+
+    def set_dt(self, dt: float) -> str:
+        """Change the time step of a continuous model: the run restarts from ``t = 0``.
+
+        Raises
+        ------
+        ParameterError
+            If ``dt`` is not a number > 0 or the model's rules refuse it.
+        """
+        if self.model.time_mode == "steps" or float(dt) == self.dt:
+            return ""
+        previous = self.dt
+        self.dt = float(dt)
+        try:
+            self._checked(self.params)
+        except ParameterError:
+            self.dt = previous
+            raise
+        self.reset()
+        self.message = f"dt changed to {self.dt:g} {self.model.time_units}: restarted"
+        return self.message
+
+    def apply_preset(self, preset: Preset) -> str:
+        """Take a preset's parameters (the others at their defaults) and time step, and
+        restart from ``t = 0``."""
+        self.params = self._checked(dict(preset.params))
+        if preset.dt is not None and self.model.time_mode == "continuous":
+            self.dt = float(preset.dt)
+        self.reset()
+        self.message = f"preset '{preset.name}': {preset.description}"
+        return self.message
 
     def set_parameters(self, given: Mapping[str, Any]) -> str:
         """Change parameters (the others keep their values); returns what happened.
