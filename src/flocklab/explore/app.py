@@ -318,7 +318,11 @@ class Explorer:
     # ----------------------------------------------------------------- actions
 
     def _advance(self) -> None:
-        if self.live.advance():
+        try:
+            going = self.live.advance()
+        except Exception as error:  # a model's failure is shown, never a silent stall
+            going = self.live._stop(f"{type(error).__name__}: {error}")
+        if going:
             self._render()
         else:
             self.running = False

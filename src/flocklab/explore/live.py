@@ -188,8 +188,8 @@ class LiveRun:
         record = self._frame_record(first + k)
         try:
             self.model.advance(self.state, self.params, first, k, record)
-        except SimulationError as error:
-            return self._stop(str(error))
+        except (SimulationError, ParameterError) as error:
+            return self._stop(getattr(error, "message", str(error)))
         self.step = first + k
         if not all(np.isfinite(values).all() for values in state_arrays(self.state).values()
                    if values.dtype.kind == "f"):
