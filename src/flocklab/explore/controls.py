@@ -90,8 +90,8 @@ def control_of(spec: ParameterSpec, value: Any = None) -> Control:
 def slider_range(spec: ParameterSpec, value: float) -> tuple[float, float]:
     """``(start, end)`` of a number's slider: the declared bounds where there are both;
     an open side reaches :data:`SOFT_RANGE` times the size of the default (or of
-    ``value``); an excluded bound is moved in by one slider position."""
-    size = max(abs(float(value)), abs(float(spec.default)), 1.0)
+    ``value``; 1 where both are 0); an excluded bound is moved in by one slider position."""
+    size = max(abs(float(value)), abs(float(spec.default))) or 1.0
     low = spec.low if spec.low is not None else \
         (-SOFT_RANGE * size if spec.high is None or spec.high > 0 else spec.high - size)
     high = spec.high if spec.high is not None else max(SOFT_RANGE * size, low + size)

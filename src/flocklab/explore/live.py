@@ -157,6 +157,10 @@ class LiveRun:
             self.message = (f"{', '.join(changed)} changed: the interval is solved again "
                             f"from t = 0")
             return self.message
+        if self.step == 0:  # nothing run yet: start with the new values
+            self.reset()
+            self.message = f"{', '.join(changed)} set"
+            return self.message
         fresh = self._fresh_state(params)
         old = state_arrays(self.state)
         new = state_arrays(fresh)
