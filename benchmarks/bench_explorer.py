@@ -19,6 +19,7 @@ One kernel thread (the explorer's default). Writes ``benchmarks/results/explorer
 Usage::
 
     .venv/bin/python benchmarks/bench_explorer.py [--frames 200] [--seconds 10]
+        [--screenshot docs/_static/explorer.png]
 """
 
 from __future__ import annotations
@@ -75,8 +76,10 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def browser_rate(model_name: str, preset_name: str, seconds: float) -> float | None:
-    """Frames per second plotted in headless Chromium (``None`` without a browser)."""
+def browser_rate(model_name: str, preset_name: str, seconds: float,
+                 screenshot: Path | None = None) -> float | None:
+    """Frames per second plotted in headless Chromium (``None`` without a browser); with
+    ``screenshot``, the page is saved there as PNG at the end."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -107,7 +110,10 @@ def browser_rate(model_name: str, preset_name: str, seconds: float) -> float | N
         time.sleep(5)  # warm-up
         first, started = driver.execute_script(POINTS), time.perf_counter()
         time.sleep(seconds)
-        return (driver.execute_script(POINTS) - first) / (time.perf_counter() - started)
+        rate = (driver.execute_script(POINTS) - first) / (time.perf_counter() - started)
+        if screenshot is not None:
+            driver.save_screenshot(str(screenshot))
+        return rate
     finally:
         driver.quit()
         server.terminate()
@@ -118,11 +124,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--screenshot", type=Path, default=None,
+                        help="save the first case's page as this PNG (the docs' picture)")
     args = parser.parse_args()
     rows = []
-    for model, preset, speed in CASES:
+    for index, (model, preset, speed) in enumerate(CASES):
         server = server_rate(model, preset, speed, args.frames)
-        browser = browser_rate(model, preset, args.seconds)
+        browser = browser_rate(model, preset, args.seconds,
+                               args.screenshot if index == 0 else None)
         shown = "skipped (no browser)" if browser is None else f"{browser:.1f}"
         rows.append(f"| {model} | {preset} | {speed} | {server:.0f} | {shown} |")
         print(rows[-1], flush=True)

@@ -33,6 +33,8 @@ FRAME_PERIOD_MS = 40
 TRAIL = 8
 #: Observables plotted besides the primary one.
 OTHER_OBSERVABLES = 2
+#: Shortest interval between two matplotlib frames of a drawing without glyphs (s).
+FALLBACK_PERIOD = 0.5
 #: Side of the scene (pixels).
 SCENE_SIZE = 560
 
@@ -188,6 +190,7 @@ class Explorer:
         self._limits: tuple[float, float, float, float] | None = None
         self.scene_pane = pn.pane.Bokeh(self.scene)
         self.fallback = None
+        self._fallback_drawn = -math.inf
 
     def _add_glyph(self, glyph: Glyph) -> ColumnDataSource:
         colour, name = _hex(glyph.colour), glyph.name
@@ -209,12 +212,15 @@ class Explorer:
         self.scene.legend.background_fill_alpha = 0.6
         return source
 
-    def _draw_scene(self) -> None:
+    def _draw_scene(self, full: bool = False) -> None:
         view = self.live.view()
         frame = view.sizes["frame"] - 1
         glyphs = self.drawing.glyphs(view, frame, trail=TRAIL)
         if glyphs is None:
-            self._draw_fallback(view, frame)
+            now = time.perf_counter()
+            if full or now - self._fallback_drawn >= FALLBACK_PERIOD:
+                self._draw_fallback(view, frame)
+                self._fallback_drawn = now
             return
         seen = set()
         for glyph in glyphs:
@@ -250,7 +256,7 @@ class Explorer:
     def _draw_fallback(self, view: Any, frame: int) -> None:
         from matplotlib.figure import Figure
 
-        fig = Figure(figsize=(5.6, 5.6), dpi=80)
+        fig = Figure(figsize=(5.6, 5.6), dpi=64)
         ax = fig.add_subplot(projection=self.drawing.projection(view))
         self.drawing.draw(ax, view, frame, trail=TRAIL)
         self.drawing.fix_limits(ax, view)
@@ -311,7 +317,7 @@ class Explorer:
     def _render(self, full: bool = False) -> None:
         if full:
             self._limits = None
-        self._draw_scene()
+        self._draw_scene(full)
         self._update_series(full)
         self.status.object = self._status_text()
 
@@ -321,7 +327,7 @@ class Explorer:
         try:
             going = self.live.advance()
         except Exception as error:  # a model's failure is shown, never a silent stall
-            going = self.live._stop(f"{type(error).__name__}: {error}")
+            going = self.live.stop(f"{type(error).__name__}: {error}")
         if going:
             self._render()
         else:

@@ -193,17 +193,18 @@ class LiveRun:
         try:
             self.model.advance(self.state, self.params, first, k, record)
         except (SimulationError, ParameterError) as error:
-            return self._stop(getattr(error, "message", str(error)))
+            return self.stop(getattr(error, "message", str(error)))
         self.step = first + k
         if not all(np.isfinite(values).all() for values in state_arrays(self.state).values()
                    if values.dtype.kind == "f"):
-            return self._stop(f"the state became non-finite in the {k} steps before "
+            return self.stop(f"the state became non-finite in the {k} steps before "
                               f"{self.time_text()}")
         self._remember({name: values[0] for name, values in record.series.items()},
                        {name: values[0] for name, values in record.frames.items()})
         return True
 
-    def _stop(self, why: str) -> bool:
+    def stop(self, why: str) -> bool:
+        """Stop the run, saying ``why`` in :attr:`message`; returns ``False``."""
         self.finished = True
         self.message = f"stopped: {why}"
         return False
@@ -239,7 +240,7 @@ class LiveRun:
         except SimulationError as error:
             self._playback = None
             self.state = {}
-            self._stop(str(error))
+            self.stop(str(error))
             return
         self._play_index = -1
         self._play()
@@ -248,7 +249,7 @@ class LiveRun:
         run_ = self._playback
         self._play_index += 1
         if self._play_index >= run_.sizes["time"]:
-            return self._stop("end of the solved interval (reset to solve it again)")
+            return self.stop("end of the solved interval (reset to solve it again)")
         index = self._play_index
         self.step = round(float(run_["time"].values[index]) / self.dt)
         self.times.append(float(run_["time"].values[index]))
