@@ -3,8 +3,9 @@
 One :class:`Explorer` per browser session: the controls generated from the model's
 declarations (:mod:`flocklab.explore.controls`), the run buttons, the presets the model
 declares, the scene and the observables plotted against time. Every frame the scene's
-Bokeh glyphs are fed in place from the arrays the model's own drawing gives
-(:meth:`flocklab.figures.drawing.Drawing.glyphs`); a drawing that gives none is drawn with
+Bokeh glyphs (canvas backend; headless WebGL is slower) are fed in place from the arrays
+the model's own drawing gives (:meth:`flocklab.figures.drawing.Drawing.glyphs`), all
+changes of a frame in one message; a drawing that gives none is drawn with
 its matplotlib :meth:`~flocklab.figures.drawing.Drawing.draw` instead (slower).
 """
 
@@ -30,7 +31,7 @@ from flocklab.figures.drawing import Glyph, drawing_of
 #: Period of the frame callback (ms): 25 frames a second when a frame takes less.
 FRAME_PERIOD_MS = 40
 #: Preceding frames drawn as trails.
-TRAIL = 8
+TRAIL = 3
 #: Observables plotted besides the primary one.
 OTHER_OBSERVABLES = 2
 #: Shortest interval between two matplotlib frames of a drawing without glyphs (s).
@@ -46,10 +47,11 @@ def _hex(colour: str) -> str:
 
 
 def _arrow_data(glyph: Glyph) -> dict[str, np.ndarray]:
+    """Shaft ends of each arrow (its head is drawn as a dot at ``x1``, ``y1``: rotated
+    markers cost a browser several times more)."""
     u = np.asarray(glyph.u, dtype=float)
     v = np.asarray(glyph.v, dtype=float)
-    return {"x0": glyph.x, "y0": glyph.y, "x1": glyph.x + u, "y1": glyph.y + v,
-            "angle": np.arctan2(v, u) - math.pi / 2}
+    return {"x0": glyph.x, "y0": glyph.y, "x1": glyph.x + u, "y1": glyph.y + v}
 
 
 class Explorer:
@@ -184,7 +186,7 @@ class Explorer:
     def _build_scene(self) -> None:
         self.scene = figure(width=SCENE_SIZE, height=SCENE_SIZE, x_range=Range1d(0, 1),
                             y_range=Range1d(0, 1), tools="pan,wheel_zoom,reset",
-                            toolbar_location="above", output_backend="webgl")
+                            toolbar_location="above", output_backend="canvas")
         self.scene.xgrid.visible = self.scene.ygrid.visible = False
         self.glyph_sources: dict[str, ColumnDataSource] = {}
         self._limits: tuple[float, float, float, float] | None = None
@@ -198,8 +200,8 @@ class Explorer:
             source = ColumnDataSource(_arrow_data(glyph), name=f"glyph-{name}")
             self.scene.segment("x0", "y0", "x1", "y1", source=source, color=colour,
                                line_width=glyph.size, legend_label=name)
-            self.scene.scatter("x1", "y1", angle="angle", marker="triangle", size=4,
-                               source=source, color=colour)
+            self.scene.scatter("x1", "y1", marker="dot", size=9, source=source,
+                               color=colour)
         elif glyph.kind == "lines":
             source = ColumnDataSource({"x": glyph.x, "y": glyph.y}, name=f"glyph-{name}")
             self.scene.line("x", "y", source=source, color=colour, line_width=glyph.size,
@@ -315,11 +317,13 @@ class Explorer:
         return text
 
     def _render(self, full: bool = False) -> None:
+        """Redraw the scene, the plots and the status, sent to the page as one message."""
         if full:
             self._limits = None
-        self._draw_scene(full)
-        self._update_series(full)
-        self.status.object = self._status_text()
+        with pn.io.hold():
+            self._draw_scene(full)
+            self._update_series(full)
+            self.status.object = self._status_text()
 
     # ----------------------------------------------------------------- actions
 
