@@ -87,8 +87,9 @@ def chromium() -> Iterator[Any]:
     browser console log enabled (``driver.get_log("browser")``). Skipped, saying why, when
     selenium (the ``docs`` extra), the Chromium binary or its driver (Debian packages
     ``chromium`` and ``chromium-driver``) is missing. Nothing is downloaded: the driver is
-    the one installed beside the browser. Requests to the network are refused
-    (``--host-resolver-rules``), so a page behaves the same with and without internet."""
+    the one installed beside the browser. Requests to the network other than ``localhost``
+    (the explorer's server) are refused (``--host-resolver-rules``), so a page behaves the
+    same with and without internet."""
     webdriver = pytest.importorskip(
         "selenium.webdriver", reason="selenium is not installed (pip install -e '.[docs]')")
     binary, driver_path = _chromium_paths()
@@ -100,8 +101,8 @@ def chromium() -> Iterator[Any]:
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--disable-gpu", "--window-size=1280,900",
-                     "--host-resolver-rules=MAP * ~NOTFOUND"):
+                     "--disable-gpu", "--window-size=1400,1000",
+                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)

@@ -7,7 +7,7 @@ pass, whoever wrote it. Each check is a function ``check_*(name, params, control
 
 * declarations are coherent (names unique, the primary observable, size parameter, critical
   controls, snapshot variables, metrics, derived quantities and factors, tasks and drawing
-  refer to things that exist; every default is a valid value);
+  refer to things that exist; every default and every preset is a valid value);
 * the model imports light (in a fresh interpreter, looking it up imports neither numba nor
   scipy.integrate);
 * the same seed gives the same bytes, and a run's file carries every parameter;
@@ -87,6 +87,12 @@ def check_declarations(name: str, params: Mapping[str, Any], control: RunControl
     assert len(set(metrics)) == len(metrics), "run metric names repeat"
     tasks = [task.name for task in model.tasks]
     assert len(set(tasks)) == len(tasks), "task names repeat"
+    presets = [preset.name for preset in model.presets]
+    assert len(set(presets)) == len(presets), "preset names repeat"
+    for preset in model.presets:
+        model.resolve(preset.params)  # raises if a preset is not a valid parameter set
+        assert preset.dt is None or model.time_mode == "continuous", \
+            f"preset {preset.name}: dt of a stepped model"
     resolved = model.resolve(params)
     for task in model.tasks:
         task.resolve(resolved, {})

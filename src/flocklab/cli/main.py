@@ -24,6 +24,7 @@ from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
 from flocklab.cli.dragon import add_dragon_parser
+from flocklab.cli.explore import add_explore_parser, run_explore
 from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
 from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
@@ -192,6 +193,7 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     _add_fit_parser(commands)
     add_dragon_parser(commands, _add_parameter)
     add_springs_parsers(commands, _add_parameter)
+    add_explore_parser(commands)
 
     params = commands.add_parser("params", help="list a model's parameters")
     params.add_argument("model", choices=available_models())
@@ -355,6 +357,8 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         run_task_command(args)
     elif args.command == "fit":
         _fit(args)
+    elif args.command == "explore":
+        run_explore(args)
     elif hasattr(args, "handler"):  # dragon, stability, accuracy
         args.handler(args)
     elif args.command == "params":

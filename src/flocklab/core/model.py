@@ -38,6 +38,9 @@ Declarations (class attributes):
     Factors a sensitivity study may vary that set a parameter (:class:`DerivedFactor`).
 ``tasks``
     Named computations besides time runs (:class:`flocklab.tasks.Task` instances).
+``presets``
+    Named parameter sets from the literature (:class:`Preset`), one click away in live
+    views (``flocklab explore``).
 ``drawing``
     How a run is drawn: a :class:`flocklab.figures.drawing.Drawing` subclass or its
     ``"module:Class"`` path (imported only when a figure is drawn); ``None`` draws the
@@ -214,6 +217,31 @@ class Resources:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A named parameter set from a source's table, for live views.
+
+    Parameters
+    ----------
+    name : str
+        Short label, e.g. ``"torus"``.
+    description : str
+        One line: what it shows.
+    params : mapping
+        Parameter values (the rest take their defaults).
+    reference : str
+        Where the values come from (author, title, venue, year).
+    dt : float, optional
+        Time step of a continuous model (``None``: :attr:`Model.default_dt`).
+    """
+
+    name: str
+    description: str
+    params: Mapping[str, Any]
+    reference: str = ""
+    dt: float | None = None
+
+
 # --------------------------------------------------------------------------- the model
 
 
@@ -280,6 +308,7 @@ class Model:
     derived_quantities: ClassVar[tuple[DerivedQuantity, ...]] = ()
     derived_factors: ClassVar[tuple[DerivedFactor, ...]] = ()
     tasks: ClassVar[tuple[Task, ...]] = ()
+    presets: ClassVar[tuple[Preset, ...]] = ()
     drawing: ClassVar[str | type | None] = None
     #: Entity-updates per chunk between progress reports, finiteness checks and checkpoints.
     chunk_updates: ClassVar[int] = 1 << 22

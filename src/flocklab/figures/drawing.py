@@ -11,11 +11,19 @@ Subclass contract: override :meth:`draw`; override :meth:`limits` where the run'
 do not hold ``x`` and ``y`` (or a box fixes the view), :meth:`projection` for 3-D runs and
 :meth:`legend_handles` where the drawing marks more than one kind of thing. A drawing
 imports matplotlib inside its methods (captions read its docstring without it).
+
+Live views (``flocklab explore``) redraw many frames a second, faster than matplotlib can:
+they ask :meth:`Drawing.glyphs` for the frame as plain arrays (:class:`Glyph`: points,
+arrows, polylines) and update their plot in place. A drawing overrides :meth:`glyphs` next to
+:meth:`draw`, marking the same things with the same colours; the default gives the entities'
+``x``, ``y`` as points, and ``None`` (nothing to offer) makes a live view fall back to
+:meth:`draw`.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +41,72 @@ def time_text(run: xr.Dataset, frame: int) -> str:
     return f"step {value:g}" if units in ("1", "") else f"t = {value:g} {units}"
 
 
+@dataclass(frozen=True)
+class Glyph:
+    """One kind of mark of a frame, as plain arrays (for live views).
+
+    Parameters
+    ----------
+    kind : {"points", "arrows", "lines"}
+        ``points``: markers at (``x``, ``y``); ``arrows``: from (``x``, ``y``) along
+        (``u``, ``v``), drawn at that length in data units; ``lines``: polylines through
+        (``x``, ``y``), separate lines split by NaN.
+    name : str
+        What the mark is (legend label and the key a live view keeps it under).
+    x, y : ndarray, shape (M,)
+        Positions in the drawing's data units.
+    u, v : ndarray, shape (M,), optional
+        Arrow components (``arrows`` only).
+    colour : str
+        A matplotlib / CSS colour name or ``#rrggbb``.
+    size : float
+        Marker size in screen pixels, or line width.
+    marker : str
+        ``circle``, ``square``, ``triangle``, ``x`` or ``star`` (``points`` only).
+    """
+
+    kind: str
+    name: str
+    x: np.ndarray
+    y: np.ndarray
+    u: np.ndarray | None = None
+    v: np.ndarray | None = None
+    colour: str = "tab:blue"
+    size: float = 4.0
+    marker: str = "circle"
+
+
+def segments_as_lines(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segments from ``start`` to ``end`` (shape (S, 2) each) as one NaN-separated polyline:
+    ``(x, y)``, shape (3 S,), for a :class:`Glyph` of kind ``lines``."""
+    x = np.column_stack([start[:, 0], end[:, 0], np.full(len(start), np.nan)]).ravel()
+    y = np.column_stack([start[:, 1], end[:, 1], np.full(len(start), np.nan)]).ravel()
+    return x, y
+
+
+def trail_lines(x: np.ndarray, y: np.ndarray, jump: float = np.inf
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Trajectories over F frames (``x``, ``y`` of shape (F, N)) as one NaN-separated
+    polyline, broken where a step is longer than ``jump`` (a periodic wrap-around)."""
+    if x.shape[0] < 2:
+        return np.empty(0), np.empty(0)
+    start = np.stack([x[:-1], y[:-1]], axis=-1).reshape(-1, 2)
+    end = np.stack([x[1:], y[1:]], axis=-1).reshape(-1, 2)
+    keep = np.abs(end - start).max(axis=-1) <= jump
+    return segments_as_lines(start[keep], end[keep])
+
+
+def circle_lines(centres: np.ndarray, radii: np.ndarray, points: int = 48
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Circles (centres of shape (C, 2 or more), radii (C,)) as one NaN-separated polyline
+    in the xy plane, ``points`` vertices each."""
+    angle = np.linspace(0.0, 2.0 * np.pi, points)
+    x = centres[:, :1] + radii[:, None] * np.cos(angle)
+    y = centres[:, 1:2] + radii[:, None] * np.sin(angle)
+    gap = np.full((len(radii), 1), np.nan)
+    return np.hstack([x, gap]).ravel(), np.hstack([y, gap]).ravel()
+
+
 class Drawing:
     """Draws the frames of a model's runs (default: entity positions ``x``, ``y`` as points)."""
 
@@ -47,6 +121,16 @@ class Drawing:
         preceding frames as trails, ``label`` is the panel's letter or name."""
         ax.plot(run["x"].values[frame], run["y"].values[frame], ".", ms=3)
         ax.set_title(f"{label} {time_text(run, frame)}".strip())
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph] | None:
+        """Frame ``frame`` of ``run`` as :class:`Glyph` arrays for a live view (what
+        :meth:`draw` marks, with up to ``trail`` preceding frames as trails); ``None`` when
+        the drawing offers none (a live view then calls :meth:`draw`). Default: the entities'
+        ``x``, ``y`` as points."""
+        if "x" not in run or "y" not in run:
+            return None
+        return [Glyph("points", "entity",
+                      run["x"].values[frame], run["y"].values[frame])]
 
     def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
         """``(x0, x1, y0, y1)`` showing every frame of the run (the entities' ``x``, ``y``

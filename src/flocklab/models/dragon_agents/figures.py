@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.figures.drawing import Drawing
+from flocklab.figures.drawing import Drawing, Glyph
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -33,6 +33,21 @@ class DragonAgentsDrawing(Drawing):
         ax.set_xlabel("$x$ (m)")
         ax.set_ylabel("$y$ (m)")
         ax.set_title(f"{label} t = {run['time'].values[k]:g} s".strip())
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """The marks of :meth:`draw` as arrays: desired path, head trace, chain, head."""
+        params = json.loads(run.attrs["parameters"])
+        when = float(run["frame"].values[frame])
+        k = int(np.argmin(np.abs(run["time"].values - when)))
+        x, y = run["x"].values, run["y"].values
+        curve = _path_curve(params, x, y)
+        return [Glyph("lines", "desired path", curve[:, 0], curve[:, 1], colour="#999999",
+                      size=0.8),
+                Glyph("lines", "head trace", x[:k + 1, 0], y[:k + 1, 0], colour="tab:red",
+                      size=0.8),
+                Glyph("lines", "chain", x[k], y[k], colour="tab:blue", size=1.0),
+                Glyph("points", "unit", x[k], y[k], colour="tab:blue", size=4),
+                Glyph("points", "head", x[k, :1], y[k, :1], colour="tab:red", size=8)]
 
     def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
         """Every unit at every record and the part of the path near them."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.figures import style
-from flocklab.figures.drawing import Drawing
+from flocklab.figures.drawing import Drawing, Glyph, trail_lines
 from flocklab.figures.labels import axis_label
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,6 +92,31 @@ class ForagingDrawing(Drawing):
             handles.append(Line2D([], [], marker="^", ls="none", color="tab:red",
                                   label="predator"))
         return handles
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """The marks of :meth:`draw` as arrays (the food field is left out): obstacle
+        outlines, trails, living agents as heading arrows, the dead as crosses, predators."""
+        alive = run["alive"].values[frame].astype(bool)
+        x, y = run["x"].values, run["y"].values
+        first = max(0, frame - trail)
+        length = 0.02 * max(float(run.attrs["Lx"]), float(run.attrs["Ly"]))
+        rings = [np.vstack([ring, ring[:1], [[np.nan, np.nan]]]) for ring in _polygons(run)]
+        outline = np.vstack(rings) if rings else np.empty((0, 2))
+        out = [Glyph("lines", "obstacle", outline[:, 0], outline[:, 1], colour="#737373",
+                     size=2.0),
+               Glyph("lines", "trail", *trail_lines(x[first:frame + 1, alive],
+                                                   y[first:frame + 1, alive]),
+                     colour="#999999", size=0.5),
+               Glyph("arrows", "agent", x[frame, alive], y[frame, alive],
+                     length * run["ex"].values[frame][alive],
+                     length * run["ey"].values[frame][alive], colour="#7e03a8", size=1.5),
+               Glyph("points", "dead agent", x[frame, ~alive], y[frame, ~alive],
+                     colour="#4d4d4d", size=7, marker="x")]
+        if "predator_position" in run:
+            predator = run["predator_position"].values[frame]
+            out.append(Glyph("points", "predator", predator[:, 0], predator[:, 1],
+                             colour="tab:red", size=10, marker="triangle"))
+        return out
 
 
 def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:

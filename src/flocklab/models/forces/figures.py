@@ -6,13 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.figures.drawing import Drawing
+from flocklab.figures.drawing import Drawing, Glyph, trail_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
 #: Colour of each role (0 follower, 1 leader, 2 sub-leader).
 ROLE_COLOURS = ("tab:blue", "tab:orange", "tab:green")
+#: Name of each role.
+ROLE_NAMES = ("follower", "leader", "sub-leader")
 
 
 class ForcesDrawing(Drawing):
@@ -48,3 +50,33 @@ class ForcesDrawing(Drawing):
         ax.set_xlabel("x")
         ax.set_ylabel("y")
         ax.set_title(f"{label} t = {run['frame'].values[frame]:g}".strip(), fontsize=9)
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """The marks of :meth:`draw` as arrays: trails, velocity arrows by role (scaled so the
+        fastest is a twentieth of the group's extent), predators and their trails."""
+        alive = run["alive"].values[frame].astype(bool)
+        x, y = run["x"].values, run["y"].values
+        role = run["role"].values if "role" in run else np.zeros(alive.size, int)
+        first = max(0, frame - trail)
+        out = [Glyph("lines", "trail", *trail_lines(x[first:frame + 1, alive],
+                                                   y[first:frame + 1, alive]),
+                     colour="#cccccc", size=0.5)]
+        vx, vy = run["vx"].values[frame], run["vy"].values[frame]
+        speed = float(np.nanmax(np.hypot(vx[alive], vy[alive]))) if alive.any() else 1.0
+        extent = float(np.ptp(x[frame, alive]) + np.ptp(y[frame, alive])) if alive.any() \
+            else 1.0
+        scale = 0.05 * max(extent, 1.0) / max(speed, 1e-12)
+        for code, (colour, name) in enumerate(zip(ROLE_COLOURS, ROLE_NAMES, strict=True)):
+            mask = alive & (role == code)
+            if mask.any():
+                out.append(Glyph("arrows", name, x[frame, mask], y[frame, mask],
+                                 scale * vx[mask], scale * vy[mask], colour=colour, size=1.5))
+        if "predator_position" in run:
+            pred = run["predator_position"].values
+            out.append(Glyph("lines", "predator trail",
+                             *trail_lines(pred[first:frame + 1, :, 0],
+                                          pred[first:frame + 1, :, 1]),
+                             colour="tab:red", size=0.8))
+            out.append(Glyph("points", "predator", pred[frame, :, 0], pred[frame, :, 1],
+                             colour="tab:red", size=10, marker="triangle"))
+        return out

@@ -39,6 +39,7 @@ from flocklab.core.model import (
     Metric,
     Model,
     Observable,
+    Preset,
     Resources,
     SimulationError,
     SnapshotVariable,
@@ -109,6 +110,25 @@ class Springs(Model):
     #: Stability table and claims, cloth cost, accuracy orders (flocklab.models.springs.tasks).
     tasks = TASKS
     drawing = "flocklab.models.springs.figures:SpringsDrawing"
+    #: The tongue of the tongue-model article (6 points, k = 50 N/m, d = 0.5 N s/m, rest
+    #: 5 cm, 1 N at the tip) with its two integrators at its dt = 0.01 s, and the default
+    #: config's soft cloth.
+    presets = (
+        Preset("tongue, Verlet", "the article's Verlet update at dt = 0.01 s: stable",
+               {"structure": "chain", "integrator": "article_verlet", "n_points": 6,
+                "stiffness": 50.0, "damping": 0.5, "rest_length": 0.05, "mass": 0.1,
+                "tip_force": [0.0, 1.0]}, TONGUE_ARTICLE, dt=0.01),
+        Preset("tongue, explicit Euler", "explicit Euler at the article's dt = 0.01 s: the "
+               "tongue blows up within seconds",
+               {"structure": "chain", "integrator": "explicit_euler", "n_points": 6,
+                "stiffness": 50.0, "damping": 0.5, "rest_length": 0.05, "mass": 0.1,
+                "tip_force": [0.0, 1.0]}, TONGUE_ARTICLE, dt=0.01),
+        Preset("cloth", "10 x 10 soft cloth, corners pinned, released under gravity, "
+               "semi-implicit Euler at dt = 0.001 s",
+               {"structure": "cloth", "integrator": "semi_implicit_euler", "nx": 10, "ny": 10,
+                "stiffness": 50.0, "mass": 0.01, "damping": 0.05, "gravity": 9.80665},
+               INTEGRATOR_ARTICLE, dt=0.001),
+    )
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("point x position", "m"),
         "y": SnapshotVariable("point y position", "m"),

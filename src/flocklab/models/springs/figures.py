@@ -23,6 +23,7 @@ amplification matrix, :func:`flocklab.models.springs.stability.theory_dt_max`), 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,7 @@ import numpy as np
 
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
-from flocklab.figures.drawing import Drawing, time_text
+from flocklab.figures.drawing import Drawing, Glyph, segments_as_lines, time_text
 from flocklab.models.springs.integrators import method_label
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -247,6 +248,14 @@ def run_system(run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
     return model.build({**{s.name: s.default for s in model.parameters}, **params}), params
 
 
+@functools.lru_cache(maxsize=8)
+def _system_of(parameters: str) -> SpringSystem:
+    """The structure of a run's ``parameters`` attribute (JSON), cached for live views."""
+    return get_model("springs").build({**{s.name: s.default for s in
+                                          get_model("springs").parameters},
+                                       **json.loads(parameters)})
+
+
 class SpringsDrawing(Drawing):
     """Springs as grey lines, free points as dots, fixed (pinned) points as black squares."""
 
@@ -282,6 +291,21 @@ class SpringsDrawing(Drawing):
         ax.set_xlabel("$x$ (m)", labelpad=9)
         ax.set_ylabel("$y$ (m)", labelpad=9)
         ax.set_title(title)
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """Springs, free and fixed points of :meth:`draw` as arrays; a 3-D structure is
+        seen from the side (x against z, gravity pointing down)."""
+        system = _system_of(run.attrs.get("parameters", ""))
+        across = run["x"].values[frame]
+        up = run["z" if system.dim == 3 else "y"].values[frame]
+        i, j = system.springs.T
+        points = np.column_stack([across, up])
+        fixed = system.fixed
+        return [Glyph("lines", "spring", *segments_as_lines(points[i], points[j]),
+                      colour="#808080", size=1.0),
+                Glyph("points", "point", across[~fixed], up[~fixed], colour="C0", size=6),
+                Glyph("points", "fixed point", across[fixed], up[fixed], colour="black",
+                      size=9, marker="square")]
 
     def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
         """Every frame's points with a margin of one mean rest length."""

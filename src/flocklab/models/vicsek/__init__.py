@@ -52,11 +52,12 @@ from flocklab.core.model import (
     DerivedQuantity,
     Model,
     Observable,
+    Preset,
     Resources,
     SnapshotVariable,
 )
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.references import VICSEK_1995
+from flocklab.references import VICSEK_1995, VICSEK_TEACHING_TOOL
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.record import RunRecord
@@ -120,6 +121,31 @@ class Vicsek(Model):
     derived_factors = (DerivedFactor(
         "density", "N", lambda params, value: max(1, round(value * params["L"] ** 2))),)
     drawing = "flocklab.models.vicsek.figures:VicsekDrawing"
+    #: The teaching tool's default run and the edges of its parameter table (radius
+    #: 0.8-1.5, noise 0.05-0.2, density 0.5-2), and the three regimes of Fig. 1 of the paper.
+    presets = (
+        Preset("classroom", "teaching tool default: N = 100, L = 10 (density 1), r = 1, "
+               "eta = 0.1; the dots agree on a direction within a few hundred steps",
+               {"N": 100, "L": 10.0, "v0": 0.03, "r": 1.0, "eta": 0.1}, VICSEK_TEACHING_TOOL),
+        Preset("short sight", "radius r = 0.5, below the table's range: few neighbours, "
+               "ordering is slow and local",
+               {"N": 100, "L": 10.0, "v0": 0.03, "r": 0.5, "eta": 0.1}, VICSEK_TEACHING_TOOL),
+        Preset("sparse", "density 0.5 (N = 50, L = 10): neighbours meet rarely",
+               {"N": 50, "L": 10.0, "v0": 0.03, "r": 1.0, "eta": 0.1}, VICSEK_TEACHING_TOOL),
+        Preset("crowded", "density 2 (N = 200, L = 10): quick agreement",
+               {"N": 200, "L": 10.0, "v0": 0.03, "r": 1.0, "eta": 0.1}, VICSEK_TEACHING_TOOL),
+        Preset("Fig. 1b groups", "small density and noise (N = 300, L = 25, eta = 0.1): "
+               "groups moving in random directions",
+               {"N": 300, "L": 25.0, "eta": 0.1, "update": "backward"}, VICSEK_1995),
+        Preset("Fig. 1c disorder", "high density and noise (N = 300, L = 7, eta = 2): "
+               "correlated random motion",
+               {"N": 300, "L": 7.0, "eta": 2.0, "update": "backward"}, VICSEK_1995),
+        Preset("Fig. 1d order", "high density, small noise (N = 300, L = 5, eta = 0.1): "
+               "ordered motion",
+               {"N": 300, "L": 5.0, "eta": 0.1, "update": "backward"}, VICSEK_1995),
+        Preset("transition", "N = 1000, L = 15.8 (density 4): drag eta across 3-4 to cross "
+               "the transition", {"N": 1000, "L": 15.8, "eta": 2.5}, VICSEK_1995),
+    )
 
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         if params["noise"] == "vectorial":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.figures.drawing import Drawing, time_text
+from flocklab.figures.drawing import Drawing, Glyph, segments_as_lines, time_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.pyplot as plt
@@ -75,6 +75,19 @@ class VicsekDrawing(Drawing):
         title = rf"{label} $L$ = {run.attrs['L']:g}, $\eta$ = {run.attrs['eta']:g}, " \
                 f"{time_text(run, frame)}"
         ax.set_title(title.strip())
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """The arrows and trails of :meth:`draw` as arrays (trails over the ``trail``
+        preceding frames, however many steps apart)."""
+        box = float(run.attrs["L"])
+        x, y, theta = run["x"].values, run["y"].values, run["theta"].values
+        first = max(0, frame - trail)
+        segments = trail_segments(x[first:frame + 1], y[first:frame + 1], box)
+        arrow = 0.04 * box
+        return [Glyph("lines", "trail", *segments_as_lines(segments[:, 0], segments[:, 1]),
+                      colour="#8c8c8c", size=0.6),
+                Glyph("arrows", "particle", x[frame], y[frame], arrow * np.cos(theta[frame]),
+                      arrow * np.sin(theta[frame]), colour="tab:blue", size=1.2)]
 
     def limits(self, run: xr.Dataset) -> tuple[float, float, float, float]:
         """The periodic box."""

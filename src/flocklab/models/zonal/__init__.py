@@ -28,6 +28,7 @@ from flocklab.core.model import (
     Metric,
     Model,
     Observable,
+    Preset,
     Resources,
     SnapshotVariable,
 )
@@ -191,6 +192,16 @@ class Zonal(Model):
                         "1", r"\cos^2(\theta/2)", fair_choice_cos),
     )
     drawing = "flocklab.models.zonal.figures:ZonalDrawing"
+    #: The four states of Couzin et al. (2002) at attraction width 12 as the zone of
+    #: orientation widens (the default config's zonal_states study finds each of them).
+    presets = tuple(
+        Preset(state, f"Couzin et al. (2002) {state}: delta_o = {width:g}, delta_a = 12 "
+                      f"(3-D, N = 50, field of view 270 deg, 40 deg/s, speed 3)",
+               {"rule": "couzin2002", "N": 50, "dim": 3, "r_r": 1.0, "field_of_view": 270.0,
+                "turning_rate": 40.0, "speed": 3.0, "noise": 0.05, "delta_o": width,
+                "delta_a": 12.0}, COUZIN_2002, dt=0.1)
+        for state, width in (("swarm", 0.0), ("torus", 1.0), ("dynamic parallel", 2.5),
+                             ("highly parallel", 4.0)))
     size_parameter = "N"
     entity_dim = "agent"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {

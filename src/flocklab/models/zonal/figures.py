@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.figures.drawing import Drawing, time_text
+from flocklab.figures.drawing import Drawing, Glyph, circle_lines, time_text, trail_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -46,6 +46,38 @@ class ZonalDrawing(Drawing):
         ax.set_xlabel("$x$")
         ax.set_ylabel("$y$")
         ax.set_title(f"{label} {time_text(run, frame)}".strip())
+
+    def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
+        """The marks of :meth:`draw` as arrays: trails, agents (informed ones orange) as unit
+        heading arrows, obstacles with their influence circles, predators and food."""
+        alive = run["alive"].values[frame].astype(bool)
+        first = max(0, frame - trail)
+        out = [Glyph("lines", "trail", *trail_lines(run["x"].values[first:frame + 1, alive],
+                                                   run["y"].values[first:frame + 1, alive]),
+                     colour="#cccccc", size=0.5)]
+        informed = _informed(run, alive)
+        x, y = run["x"].values[frame], run["y"].values[frame]
+        ex, ey = run["ex"].values[frame], run["ey"].values[frame]
+        for mask, name, colour in ((alive & ~informed, "agent", "tab:blue"),
+                                   (alive & informed, "informed agent", "tab:orange")):
+            out.append(Glyph("arrows", name, x[mask], y[mask], ex[mask], ey[mask],
+                             colour=colour, size=1.5))
+        obstacles = _obstacles(run)
+        if len(obstacles):
+            centres, radii = obstacles[:, :2], obstacles[:, 3]
+            out.append(Glyph("lines", "obstacle", *circle_lines(centres, radii),
+                             colour="#808080", size=2.0))
+            out.append(Glyph("lines", "influence", *circle_lines(centres, obstacles[:, 4]),
+                             colour="#b0b0b0", size=0.8))
+        if "predator_position" in run:
+            pred = run["predator_position"].values[frame]
+            out.append(Glyph("points", "predator", pred[:, 0], pred[:, 1], colour="tab:red",
+                             size=10, marker="triangle"))
+        food = _food(run)
+        if food is not None:
+            out.append(Glyph("points", "food", np.array([food[0]]), np.array([food[1]]),
+                             colour="tab:green", size=14, marker="star"))
+        return out
 
     def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
         """Every agent of every frame, the predators, obstacles and food, with a margin."""

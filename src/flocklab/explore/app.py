@@ -1,0 +1,386 @@
+"""The live explorer's web page (Panel on a Bokeh server).
+
+One :class:`Explorer` per browser session: the controls generated from the model's
+declarations (:mod:`flocklab.explore.controls`), the run buttons, the presets the model
+declares, the scene and the observables plotted against time. Every frame the scene's
+Bokeh glyphs (canvas backend; headless WebGL is slower) are fed in place from the arrays
+the model's own drawing gives (:meth:`flocklab.figures.drawing.Drawing.glyphs`), all
+changes of a frame in one message; a drawing that gives none is drawn with
+its matplotlib :meth:`~flocklab.figures.drawing.Drawing.draw` instead (slower).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, Range1d
+from bokeh.plotting import figure
+
+from flocklab.core.model import Model
+from flocklab.core.parameters import ParameterError
+from flocklab.explore.controls import Control, controls_of, parse_json_value
+from flocklab.explore.live import LiveRun
+from flocklab.figures.drawing import Glyph, drawing_of
+
+#: Period of the frame callback (ms): 25 frames a second when a frame takes less.
+FRAME_PERIOD_MS = 40
+#: Preceding frames drawn as trails.
+TRAIL = 3
+#: Observables plotted besides the primary one.
+OTHER_OBSERVABLES = 2
+#: Shortest interval between two matplotlib frames of a drawing without glyphs (s).
+FALLBACK_PERIOD = 0.5
+#: Side of the scene (pixels).
+SCENE_SIZE = 560
+
+
+def _hex(colour: str) -> str:
+    from matplotlib.colors import to_hex
+
+    return to_hex(colour)
+
+
+def _arrow_data(glyph: Glyph) -> dict[str, np.ndarray]:
+    """Shaft ends of each arrow (its head is drawn as a dot at ``x1``, ``y1``: rotated
+    markers cost a browser several times more)."""
+    u = np.asarray(glyph.u, dtype=float)
+    v = np.asarray(glyph.v, dtype=float)
+    return {"x0": glyph.x, "y0": glyph.y, "x1": glyph.x + u, "y1": glyph.y + v}
+
+
+class Explorer:
+    """The page of one session: a :class:`LiveRun` of ``model`` and its views.
+
+    Parameters
+    ----------
+    model : Model
+        A registered model instance.
+    out_dir : path
+        Where "Save" writes the study snippet and the run file.
+    seed : int
+        Initial seed.
+    """
+
+    def __init__(self, model: Model, out_dir: str | Path = "explore", seed: int = 0) -> None:
+        self.model = model
+        self.out_dir = Path(out_dir)
+        speed = 1 if model.time_mode == "steps" else 5
+        self.live = LiveRun(model, seed=seed, steps_per_frame=speed)
+        self.drawing = drawing_of(model)
+        self.primary = model.observable(model.primary_observable)
+        self.others = [o for o in model.observables if o.name != self.primary.name]
+        self.others = self.others[:OTHER_OBSERVABLES]
+        self.running = False
+        self._syncing = False
+        self._sent = 0
+        self._ticks: list[float] = []
+        self.status = pn.pane.Markdown("", name="status", css_classes=["explore-status"],
+                                       sizing_mode="stretch_width")
+        self.parameter_widgets = {c.name: self._parameter_widget(c)
+                                  for c in controls_of(model, self.live.params)}
+        self._build_scene()
+        self._build_series()
+        self._render(full=True)
+
+    # ----------------------------------------------------------------- controls
+
+    def _parameter_widget(self, control: Control) -> Any:
+        common = {"name": control.label}
+        if control.widget == "menu":
+            widget = pn.widgets.Select(options=list(control.options), value=control.value,
+                                       **common)
+        elif control.widget == "switch":
+            widget = pn.widgets.Checkbox(value=control.value, **common)
+        elif control.widget == "json":
+            widget = pn.widgets.TextAreaInput(value=control.value, height=70, **common)
+        else:
+            kind = pn.widgets.EditableIntSlider if control.kind == "int" \
+                else pn.widgets.EditableFloatSlider
+            widget = kind(start=control.start, end=control.end, step=control.step,
+                          value=control.value, fixed_start=control.hard_start,
+                          fixed_end=control.hard_end, **common)
+        watched = "value_throttled" if control.kind == "int" else "value"
+        widget.param.watch(lambda event, name=control.name: self._on_parameter(name, event.new),
+                           watched)
+        widget.css_classes = [f"param-{control.name}"]
+        return widget
+
+    def _on_parameter(self, name: str, value: Any) -> None:
+        if self._syncing:
+            return
+        spec = self.model.spec(name)
+        try:
+            if spec.kind == "json":
+                value = parse_json_value(spec, value)
+            message = self.live.set_parameters({name: value})
+        except ParameterError as error:
+            message = f"not applied: {error.message}"
+        self.live.message = message
+        self._render(full=True)
+
+    def _sync_widgets(self) -> None:
+        """Show the live run's parameter values (after a preset) without applying them."""
+        import json
+
+        self._syncing = True
+        try:
+            for name, widget in self.parameter_widgets.items():
+                value = self.live.params[name]
+                widget.value = json.dumps(value) if self.model.spec(name).kind == "json" \
+                    else value
+        finally:
+            self._syncing = False
+
+    def _run_controls(self) -> list[Any]:
+        play = pn.widgets.Button(name="Start", button_type="primary", css_classes=["run-start"])
+
+        def toggle(_: Any) -> None:
+            self.running = not self.running
+            play.name = "Pause" if self.running else "Start"
+        play.on_click(toggle)
+        step = pn.widgets.Button(name="Step", css_classes=["run-step"])
+        step.on_click(lambda _: self._advance())
+        reset = pn.widgets.Button(name="Reset", css_classes=["run-reset"])
+        reset.on_click(lambda _: self._reset())
+        speed = pn.widgets.IntSlider(name=f"speed [steps per frame, dt = {self.live.dt:g}]",
+                                     start=1, end=200, value=self.live.steps_per_frame)
+        speed.param.watch(lambda e: setattr(self.live, "steps_per_frame", int(e.new)), "value")
+        seed = pn.widgets.IntInput(name="seed (reset to use it)", value=self.live.seed,
+                                   start=0, css_classes=["run-seed"])
+        seed.param.watch(lambda e: self._reset(int(e.new)), "value")
+        save = pn.widgets.Button(name="Save", button_type="success", css_classes=["run-save"])
+        save.on_click(lambda _: self._save())
+        out = [pn.Row(play, step, reset, save), speed, seed]
+        if self.model.time_mode == "continuous":
+            dt = pn.widgets.FloatInput(name=f"dt [{self.model.time_units}] (restarts)",
+                                       value=self.live.dt, css_classes=["run-dt"])
+            dt.param.watch(lambda e: self._apply(lambda: self.live.set_dt(e.new)), "value")
+            out.append(dt)
+        return out
+
+    def _preset_buttons(self) -> list[Any]:
+        buttons = []
+        for preset in self.model.presets:
+            button = pn.widgets.Button(name=preset.name, description=preset.description,
+                                       css_classes=["preset"])
+            button.on_click(lambda _, p=preset: self._apply(lambda: self.live.apply_preset(p)))
+            buttons.append(button)
+        return buttons
+
+    def _apply(self, change: Callable[[], str]) -> None:
+        try:
+            self.live.message = change()
+        except ParameterError as error:
+            self.live.message = f"not applied: {error.message}"
+        self._sync_widgets()
+        self._render(full=True)
+
+    # ----------------------------------------------------------------- views
+
+    def _build_scene(self) -> None:
+        self.scene = figure(width=SCENE_SIZE, height=SCENE_SIZE, x_range=Range1d(0, 1),
+                            y_range=Range1d(0, 1), tools="pan,wheel_zoom,reset",
+                            toolbar_location="above", output_backend="canvas")
+        self.scene.xgrid.visible = self.scene.ygrid.visible = False
+        self.glyph_sources: dict[str, ColumnDataSource] = {}
+        self._limits: tuple[float, float, float, float] | None = None
+        self.scene_pane = pn.pane.Bokeh(self.scene)
+        self.fallback = None
+        self._fallback_drawn = -math.inf
+
+    def _add_glyph(self, glyph: Glyph) -> ColumnDataSource:
+        colour, name = _hex(glyph.colour), glyph.name
+        if glyph.kind == "arrows":
+            source = ColumnDataSource(_arrow_data(glyph), name=f"glyph-{name}")
+            self.scene.segment("x0", "y0", "x1", "y1", source=source, color=colour,
+                               line_width=glyph.size, legend_label=name)
+            self.scene.scatter("x1", "y1", marker="dot", size=9, source=source,
+                               color=colour)
+        elif glyph.kind == "lines":
+            source = ColumnDataSource({"x": glyph.x, "y": glyph.y}, name=f"glyph-{name}")
+            self.scene.line("x", "y", source=source, color=colour, line_width=glyph.size,
+                            legend_label=name)
+        else:
+            source = ColumnDataSource({"x": glyph.x, "y": glyph.y}, name=f"glyph-{name}")
+            self.scene.scatter("x", "y", marker=glyph.marker, size=glyph.size, color=colour,
+                               source=source, legend_label=name)
+        self.scene.legend.location = "top_left"
+        self.scene.legend.background_fill_alpha = 0.6
+        return source
+
+    def _draw_scene(self, full: bool = False) -> None:
+        view = self.live.view()
+        frame = view.sizes["frame"] - 1
+        glyphs = self.drawing.glyphs(view, frame, trail=TRAIL)
+        if glyphs is None:
+            now = time.perf_counter()
+            if full or now - self._fallback_drawn >= FALLBACK_PERIOD:
+                self._draw_fallback(view, frame)
+                self._fallback_drawn = now
+            return
+        seen = set()
+        for glyph in glyphs:
+            seen.add(glyph.name)
+            source = self.glyph_sources.get(glyph.name)
+            if source is None:
+                self.glyph_sources[glyph.name] = self._add_glyph(glyph)
+            elif glyph.kind == "arrows":
+                source.data = _arrow_data(glyph)
+            else:
+                source.data = {"x": glyph.x, "y": glyph.y}
+        for name, source in self.glyph_sources.items():
+            if name not in seen and len(source.data.get("x", source.data.get("x0", []))):
+                source.data = {key: [] for key in source.data}
+        self._fit(self.drawing.limits(view))
+
+    def _fit(self, box: tuple[float, float, float, float] | None) -> None:
+        """Widen the scene's ranges to ``box`` (never shrink them within a run), square."""
+        if box is None or not all(np.isfinite(box)):
+            return
+        if self._limits is not None:
+            old = self._limits
+            box = (min(box[0], old[0]), max(box[1], old[1]), min(box[2], old[2]),
+                   max(box[3], old[3]))
+            if box == old:
+                return
+        self._limits = box
+        half = max(box[1] - box[0], box[3] - box[2], 1e-9) / 2
+        cx, cy = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+        self.scene.x_range.update(start=cx - half, end=cx + half)
+        self.scene.y_range.update(start=cy - half, end=cy + half)
+
+    def _draw_fallback(self, view: Any, frame: int) -> None:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(5.6, 5.6), dpi=64)
+        ax = fig.add_subplot(projection=self.drawing.projection(view))
+        self.drawing.draw(ax, view, frame, trail=TRAIL)
+        self.drawing.fix_limits(ax, view)
+        if self.fallback is None:
+            self.fallback = pn.pane.Matplotlib(fig, tight=True, interactive=False)
+            self.scene_pane.object = None
+            self.scene_pane.visible = False
+        else:
+            self.fallback.object = fig
+
+    def _build_series(self) -> None:
+        time_label = "step" if self.model.time_mode == "steps" \
+            else f"t [{self.model.time_units}]"
+        self.series = ColumnDataSource({"t": [], **{o.name: [] for o in
+                                                    (self.primary, *self.others)}},
+                                       name="series")
+        self.primary_plot = figure(height=230, width=460, x_axis_label=time_label,
+                                   y_axis_label=self.primary.long_name, tools="",
+                                   toolbar_location=None)
+        self.primary_plot.line("t", self.primary.name, source=self.series, line_width=2)
+        if self.primary.bounded:
+            self.primary_plot.y_range = Range1d(self.primary.low, self.primary.high)
+        self.other_plot = None
+        if self.others:
+            self.other_plot = figure(height=230, width=460, x_axis_label=time_label,
+                                     tools="", toolbar_location=None)
+            for observable, colour in zip(self.others, ("#ff7f0e", "#2ca02c"), strict=False):
+                unit = "" if observable.units in ("1", "") else f" [{observable.units}]"
+                self.other_plot.line("t", observable.name, source=self.series, color=colour,
+                                     line_width=2, legend_label=observable.long_name + unit)
+            self.other_plot.legend.location = "top_left"
+            self.other_plot.legend.label_text_font_size = "8pt"
+
+    def _update_series(self, full: bool) -> None:
+        names = [self.primary.name, *(o.name for o in self.others)]
+        times = self.live.times
+        if full or self._sent > len(times):
+            self.series.data = {"t": list(times),
+                                **{n: list(self.live.series[n]) for n in names}}
+        elif len(times) > self._sent:
+            self.series.stream({"t": times[self._sent:],
+                                **{n: self.live.series[n][self._sent:] for n in names}})
+        self._sent = len(times)
+
+    def _status_text(self) -> str:
+        values = self.live.series[self.primary.name]
+        value = values[-1] if values else math.nan
+        now = time.perf_counter()
+        self._ticks = [t for t in self._ticks if now - t < 2.0]
+        rate = len(self._ticks) / 2.0 if self.running else 0.0
+        text = (f"**{self.primary.long_name}** = <span class='order-value'>{value:.4f}</span>"
+                f" &nbsp; · &nbsp; {self.live.time_text()} &nbsp; · &nbsp; "
+                f"<span class='frame-rate'>{rate:.1f}</span> frames/s")
+        if self.live.message:
+            text += f"\n\n<span class='explore-message'>{self.live.message}</span>"
+        return text
+
+    def _render(self, full: bool = False) -> None:
+        """Redraw the scene, the plots and the status, sent to the page as one message."""
+        if full:
+            self._limits = None
+        with pn.io.hold():
+            self._draw_scene(full)
+            self._update_series(full)
+            self.status.object = self._status_text()
+
+    # ----------------------------------------------------------------- actions
+
+    def _advance(self) -> None:
+        try:
+            going = self.live.advance()
+        except Exception as error:  # a model's failure is shown, never a silent stall
+            going = self.live.stop(f"{type(error).__name__}: {error}")
+        if going:
+            self._render()
+        else:
+            self.running = False
+            self.status.object = self._status_text()
+
+    def tick(self) -> None:
+        """The frame callback: one frame when running."""
+        if self.running:
+            self._ticks.append(time.perf_counter())
+            self._advance()
+
+    def _reset(self, seed: int | None = None) -> None:
+        self.live.reset(seed)
+        self.live.message = f"reset (seed {self.live.seed})"
+        self._render(full=True)
+
+    def _save(self) -> None:
+        from flocklab.explore.save import save
+
+        try:
+            config, run_file = save(self.live, self.out_dir)
+            self.live.message = f"saved {config} and {run_file}"
+        except Exception as error:  # shown to the user, never a traceback
+            self.live.message = f"not saved: {error}"
+        self.status.object = self._status_text()
+
+    def layout(self) -> Any:
+        """The page: title, run controls, presets, parameters | scene | plots."""
+        presets = self._preset_buttons()
+        side = [pn.pane.Markdown(f"### {self.model.title or self.model.name}\n"
+                                 f"{self.model.description}"),
+                *self._run_controls()]
+        if presets:
+            side += [pn.pane.Markdown("**Presets**"), pn.FlexBox(*presets)]
+        side += [pn.pane.Markdown("**Parameters**"), *self.parameter_widgets.values()]
+        scene = pn.Column(self.scene_pane, *([self.fallback] if self.fallback else []))
+        plots = pn.Column(self.status, self.primary_plot,
+                          *([self.other_plot] if self.other_plot is not None else []))
+        page = pn.Row(pn.Column(*side, width=330, scroll=True, height=900), scene, plots)
+        pn.state.add_periodic_callback(self.tick, period=FRAME_PERIOD_MS)
+        return page
+
+
+def serve(model: Model, port: int = 0, show: bool = True, out_dir: str | Path = "explore",
+          seed: int = 0) -> None:
+    """Serve the explorer of ``model`` on ``localhost:port`` until interrupted."""
+    pn.extension(notifications=False)
+    pn.serve({"/": lambda: Explorer(model, out_dir, seed).layout()}, port=port, show=show,
+             title=f"flocklab explore {model.name}", address="localhost",
+             websocket_origin=[f"localhost:{port}", f"127.0.0.1:{port}"] if port else None,
+             threaded=False, verbose=True)
