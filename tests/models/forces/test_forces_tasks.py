@@ -82,5 +82,5 @@ def test_a_small_hierarchy_task_runs_and_draws(tmp_path):
     assert (tmp_path / "turn_times.csv").exists()
     fig = plt.figure()
     task.draw(fig, json.loads(json.dumps({"result": result})), {})
-    assert fig.axes[0].get_xlabel() == "sub-leaders"
+    assert fig.axes[0].get_xlabel() == "number of sub-leaders"
     plt.close(fig)

@@ -25,7 +25,7 @@ from numba import njit, prange
 
 from flocklab.core.random import counter_uniform
 from flocklab.core.variants import serial_variant
-from flocklab.models.zonal.geometry import min_image, turn_toward, unit
+from flocklab.models.zonal.geometry import min_image, turn_toward, unit, wrap_periodic
 
 MORSE = 0
 GENERIC = 1
@@ -239,12 +239,7 @@ def drift(pos, vel, alive, h, box):  # pragma: no cover
         if not alive[i]:
             continue
         for a in range(3):
-            x = pos[i, a] + h * vel[i, a]
-            if box > 0.0:
-                x -= box * math.floor(x / box)
-                if x >= box:
-                    x = 0.0
-            pos[i, a] = x
+            pos[i, a] = wrap_periodic(pos[i, a] + h * vel[i, a], box)
 
 
 @njit(cache=True)
@@ -494,12 +489,7 @@ def predators_move(ppos, phead, pparams, pos, alive, counts, dt, dim, box
                                          pparams[k, 1] * dt, dim)
                 phead[k, 0], phead[k, 1], phead[k, 2] = hx, hy, hz
         for a in range(3):
-            x = ppos[k, a] + pparams[k, 0] * dt * phead[k, a]
-            if box > 0.0:
-                x -= box * math.floor(x / box)
-                if x >= box:
-                    x = 0.0
-            ppos[k, a] = x
+            ppos[k, a] = wrap_periodic(ppos[k, a] + pparams[k, 0] * dt * phead[k, a], box)
 
 
 @njit(cache=True)

@@ -138,6 +138,17 @@ def turn_toward(ex, ey, ez, dx, dy, dz, max_angle, dim):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
+def wrap_periodic(x, box):  # pragma: no cover
+    """Coordinate ``x`` wrapped into ``[0, box)`` (``box = 0``: open space, unchanged); a
+    value that rounds to ``box`` becomes 0."""
+    if box > 0.0:
+        x -= box * math.floor(x / box)
+        if x >= box:
+            x = 0.0
+    return x
+
+
+@njit(cache=True, inline="always")
 def min_image(dx, box):  # pragma: no cover
     """Minimum-image coordinate difference (``box = 0``: open space)."""
     if box > 0.0:

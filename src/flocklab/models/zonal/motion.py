@@ -27,6 +27,7 @@ from flocklab.models.zonal.geometry import (
     noise_counter,
     rotate_noise,
     unit,
+    wrap_periodic,
 )
 from flocklab.models.zonal.geometry import turn_toward as _turn_toward
 
@@ -190,15 +191,6 @@ def _first_hit(px, py, pz, sx, sy, sz, obstacles, box):  # pragma: no cover
     return t_hit, hit
 
 
-@njit(cache=True, inline="always")
-def _wrap(x, box):  # pragma: no cover
-    if box > 0.0:
-        x -= box * math.floor(x / box)
-        if x >= box:
-            x = 0.0
-    return x
-
-
 @njit(cache=True)
 def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma: no cover
     for i in range(lo, hi):
@@ -209,9 +201,9 @@ def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma:
         sz = speed[i] * head[i, 2] * dt
         t, k = _first_hit(pos[i, 0], pos[i, 1], pos[i, 2], sx, sy, sz, obstacles, box)
         if k < 0:
-            pos[i, 0] = _wrap(pos[i, 0] + sx, box)
-            pos[i, 1] = _wrap(pos[i, 1] + sy, box)
-            pos[i, 2] = _wrap(pos[i, 2] + sz, box)
+            pos[i, 0] = wrap_periodic(pos[i, 0] + sx, box)
+            pos[i, 1] = wrap_periodic(pos[i, 1] + sy, box)
+            pos[i, 2] = wrap_periodic(pos[i, 2] + sz, box)
             continue
         # reach the surface (pushed out against rounding), then slide: the rest of the step
         # loses its inward normal part, unless that tangential slide would hit another obstacle
@@ -230,9 +222,9 @@ def _move_range(lo, hi, pos, head, speed, alive, dt, obstacles, box):  # pragma:
             px += tx
             py += ty
             pz += tz
-        pos[i, 0] = _wrap(px, box)
-        pos[i, 1] = _wrap(py, box)
-        pos[i, 2] = _wrap(pz, box)
+        pos[i, 0] = wrap_periodic(px, box)
+        pos[i, 1] = wrap_periodic(py, box)
+        pos[i, 2] = wrap_periodic(pz, box)
         ux, uy, uz = unit(sx - inward * nx, sy - inward * ny, sz - inward * nz)
         if ux == 0.0 and uy == 0.0 and uz == 0.0:  # head-on: turn away
             ux, uy, uz = nx, ny, nz
