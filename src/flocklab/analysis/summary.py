@@ -292,10 +292,17 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
                         dims: list[str], shape: tuple[int, ...], replicates: int
                         ) -> dict[str, Any]:
     """Each derived quantity of the model (e.g. ``density``) from the runs' attributes, as a
-    coordinate on the grid dimensions it varies along (first replicate's value)."""
+    coordinate on the grid dimensions it varies along (first replicate's value). A derived
+    factor swept as a dimension keeps its nominal values there, and the parameter it sets
+    (N for the Vicsek density) becomes a coordinate instead."""
     coords: dict[str, Any] = {}
-    for quantity in model.derived_quantities:
-        name = quantity.name
+    swept_factors = [factor for factor in model.derived_factors if factor.name in dims]
+    names = [(quantity.name, quantity.attrs()) for quantity in model.derived_quantities
+             if quantity.name not in dims]
+    for factor in swept_factors:
+        spec = model.spec(factor.target)
+        names.append((factor.target, {"long_name": spec.description, "units": spec.unit}))
+    for name, attrs in names:
         flat = np.empty(len(cells))
         for run, cell in zip(runs, cells, strict=True):
             flat[cell] = float(run.attrs[name])
@@ -303,7 +310,7 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
         varying = [a for a in range(len(shape))
                    if not np.allclose(grid, np.take(grid, [0], axis=a))]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
-        coords[name] = ([dims[a] for a in varying], reduced, quantity.attrs())
+        coords[name] = ([dims[a] for a in varying], reduced, attrs)
     return coords
 
 

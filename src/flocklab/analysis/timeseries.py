@@ -149,6 +149,20 @@ def integrated_autocorrelation_time(series: np.ndarray, window_constant: float =
     return float(min(max(tau, 1.0 / n), n))
 
 
+def independent_samples(series: np.ndarray) -> float:
+    r"""Number of independent samples :math:`n_{\mathrm{eff}} = n / \tau_{\mathrm{int}}`
+    of a stationary series (:func:`integrated_autocorrelation_time`).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> 0.9 < independent_samples(rng.normal(size=4000)) / 4000 < 1.1
+    True
+    """
+    series = np.asarray(series, dtype=np.float64)
+    return float(series.size / integrated_autocorrelation_time(series))
+
+
 def susceptibility(m1: float | np.ndarray, m2: float | np.ndarray, n_particles: int
                    ) -> float | np.ndarray:
     r""":math:`\chi = N(\langle v^2\rangle - \langle v\rangle^2)`."""
