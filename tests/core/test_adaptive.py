@@ -4,6 +4,8 @@ configured and refused by key."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import yaml
@@ -15,7 +17,6 @@ from flocklab.core.driver import run
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl, check_points
-
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,7 @@ def test_check_points_grow_by_half_and_end_at_the_cap():
     assert check_points(100, 100) == [100]
     points = check_points(30, 1000, record=4)
     assert all(p % 4 == 0 for p in points[1:]) and points[-1] == 1000
-    assert all(b <= 1.5 * a + 4 for a, b in zip(points, points[1:], strict=False))
+    assert all(b <= 1.5 * a + 4 for a, b in itertools.pairwise(points))
 
 
 def test_an_extended_run_is_the_run_of_its_final_length():

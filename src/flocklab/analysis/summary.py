@@ -56,8 +56,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from flocklab.analysis.rounded import SHORT_SAMPLES
 from flocklab.analysis.timeseries import (
+    DRIFT_Z,
     ORDER_THRESHOLD,
+    burn_in_drift,
     first_passage_time,
     primary_variables,
     replicate_average,
@@ -130,7 +133,10 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
         raise ValueError(f"burn_in = {burn_in} leaves {int(keep.sum())} records of run "
                          f"{run.attrs.get('point', '')}; need at least 2")
     whole = run[primary.name].values
-    stats = series_statistics(whole[keep], run_size(run, model)).as_dict()
+    statistics = series_statistics(whole[keep], run_size(run, model))
+    stats = statistics.as_dict()
+    stats["independent"] = statistics.samples / statistics.tau
+    stats["drift"] = burn_in_drift(whole[keep])
     stats["time_to_order"] = first_passage_time(whole, times, order_threshold)
     table = primary_variables(primary.name, primary.symbol, model.time_units,
                               model.size_parameter is not None)
@@ -247,7 +253,25 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
             long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
         out[f"replicate_{name}"] = (dims, values, {"units": "1", "long_name": long_name})
     out.update(_mean_and_spread(columns, p, size.shape[-1], dims))
+    out.update(run_checks(columns, p, dims))
     return out
+
+
+def run_checks(columns: Mapping[str, np.ndarray], p: str, dims: list[str]) -> dict[str, Any]:
+    r"""Per point: the runs' median independent samples, how many runs hold fewer than
+    :data:`~flocklab.analysis.rounded.SHORT_SAMPLES` (50) of them, and how many fail the
+    burn-in check :math:`|z| > 3` (:func:`flocklab.analysis.timeseries.burn_in_drift`)."""
+    independent, drift = columns[f"{p}_independent"], columns[f"{p}_drift"]
+    return {
+        f"replicate_{p}_independent": (dims, np.median(independent, axis=-1), {
+            "long_name": f"median over replicates of the independent samples of {p}"}),
+        "short_runs": (dims, np.sum(independent < SHORT_SAMPLES, axis=-1).astype(np.int16), {
+            "long_name": f"runs with fewer than {SHORT_SAMPLES} independent samples "
+                         f"(n / tau_int) after burn-in"}),
+        "drifting_runs": (dims, np.sum(np.abs(drift) > DRIFT_Z, axis=-1).astype(np.int16), {
+            "long_name": f"runs whose first and last thirds after burn-in differ by more "
+                         f"than {DRIFT_Z:g} standard errors (burn-in too short)"}),
+    }
 
 
 def _mean_and_spread(columns: Mapping[str, np.ndarray], p: str, k: int, dims: list[str]

@@ -409,17 +409,37 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
                     yerr=(err / v)[keep & used], fmt="o", color=color, markersize=4, capsize=2)
         ax.plot(np.log(s[keep & ~used]), np.log(v[keep & ~used]), "o", mfc="none", color=color,
                 markersize=4)
-        grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 20)
+        if "short" in fit:   # points short of 50 tau_int: crossed
+            short = fit["short"].values.astype(bool) & keep
+            ax.plot(np.log(s[short]), np.log(v[short]), "x", color=color, markersize=6)
+        grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 40)
         slope = float(fit[exponent])
         low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
         text = f"{exponent} = {slope:.2f} [{low:.2f}, {high:.2f}]"
-        ax.plot(grid, np.log(float(fit["amplitude"])) + slope * grid, "-", color=color,
-                label=f"{_curve_label(labels)}: {text}" if labels else text)
+        if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
+            text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
+                     f"{float(fit[f'{exponent}_half2']):.2f}")
+        ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
+                color=color, label=f"{_curve_label(labels)}: {text}" if labels else text)
     reduced = (rf"({symbol}_c - {symbol})/{symbol}_c" if side == "below"
                else rf"({symbol} - {symbol}_c)/{symbol}_c")
     ax.set_xlabel(rf"$\ln[{reduced}]$")
     ax.set_ylabel(rf"$\ln {p_symbol}$")
     return _finish(fig, ax, title)
+
+
+def _fitted_curve(fit: xr.Dataset, critical: float, exponent: str, side: str,
+                  s: np.ndarray) -> np.ndarray:
+    """The fitted curve at reduced distances ``s``: the rounded power law where the fit
+    has a rounding width, else the pure power law A s^e."""
+    amplitude, slope = float(fit["amplitude"]), float(fit[exponent])
+    if "rounding_width" not in fit:
+        return amplitude * s**slope
+    from flocklab.analysis.rounded import rounded_power_law
+
+    x = critical * (1 - s) if side == "below" else critical * (1 + s)
+    return rounded_power_law(x, amplitude, critical, slope, float(fit["rounding_width"]),
+                             float(fit["floor"]), side)
 
 
 def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
