@@ -44,17 +44,24 @@ def test_intervals_cover_the_truth_slow(side):
     _check(measure_coverage(600, side, seed=2026), 0.07)
 
 
-def test_split_halves_of_one_study_agree_and_differ_by_their_noise():
+def test_split_halves_agree_and_are_wider_than_the_whole():
+    """Five synthetic studies of 6 seeds: the two halves (3 seeds each) agree (z <= 2, a
+    test that a correct method fails about 5 % of the time per quantity: allowed twice in
+    10, three or more happen with probability 0.01), and
+    their intervals are wider than the whole study's in the median (expected about
+    sqrt(2) * t_2 / t_5 = 1.7 times: half the seeds, a larger Student factor)."""
     rng = np.random.default_rng(3)
-    truth = {**draw_truth(rng, "below"), "replicates": 6, "width": 0.03}
-    case = synthetic_case(rng, "below", truth)
-    halves = split_half(case["x"], case["samples"], case["sems"], "below", 0.8,
-                        case["independent"])
-    full = calibrated_fit(case["x"], case["samples"], case["sems"], "below", 0.8,
-                          case["independent"])
-    for name in ("critical", "exponent"):
-        first, second = halves[name]["halves"]
-        assert halves[name]["agree"] is True and halves[name]["z"] <= 2
-        # each half has fewer seeds: its interval is wider than the full study's
-        assert min(first["half_width"], second["half_width"]) > full[name]["half_width"]
-    assert halves["replicates"] == [[0, 1, 2], [3, 4, 5]]
+    ratios, disagreements = [], 0
+    for _ in range(5):
+        truth = {**draw_truth(rng, "below"), "replicates": 6}
+        case = synthetic_case(rng, "below", truth)
+        args = (case["x"], case["samples"], case["sems"], "below", 0.8, case["independent"])
+        halves, full = split_half(*args), calibrated_fit(*args)
+        assert halves["replicates"] == [[0, 1, 2], [3, 4, 5]]
+        for name in ("critical", "exponent"):
+            first, second = halves[name]["halves"]
+            disagreements += not halves[name]["agree"]
+            ratios.append(np.mean([first["half_width"], second["half_width"]])
+                          / full[name]["half_width"])
+    assert disagreements <= 2
+    assert np.median(ratios) > 1

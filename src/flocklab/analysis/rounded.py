@@ -159,16 +159,54 @@ def _check_transition(v: np.ndarray, err: np.ndarray, side: str) -> None:
             f"(needs to fall below half its ordered value, by more than 3 standard errors)")
 
 
+def gauss_jacobian(x: np.ndarray, amplitude: float, critical: float, exponent: float,
+                   width: float, floor: float, side: str = "below") -> np.ndarray:
+    r"""Derivatives of the Gaussian-rounded law with respect to (A, x_c, e, w, f).
+
+    With :math:`t_i = (s + w\xi_i)_+`, :math:`R = \sum_i q_i t_i^e` and
+    :math:`P = \sqrt{A^2R^2 + f^2}`: :math:`\partial_A P = AR^2/P`,
+    :math:`\partial_f P = f/P`, :math:`\partial_R P = A^2R/P`;
+    :math:`\partial_e R = \sum q_i t_i^e\ln t_i`,
+    :math:`\partial_w R = \sum q_i e\,t_i^{e-1}\xi_i`,
+    :math:`\partial_{x_c} R = \sum q_i e\,t_i^{e-1}\,\partial s/\partial x_c` with
+    :math:`\partial s/\partial x_c = \pm x/x_c^2` (+ ordered below).
+
+    Returns
+    -------
+    ndarray, shape (n, 5)
+    """
+    x = np.asarray(x, float)
+    s = reduced(x, critical, side)
+    t = s[:, None] + width * _NODES[None, :]
+    positive = t > 0
+    safe = np.where(positive, t, 1.0)
+    power = np.where(positive, safe**exponent, 0.0)
+    slope = np.where(positive, exponent * safe ** (exponent - 1), 0.0)
+    r = power @ _WEIGHTS
+    p = np.sqrt((amplitude * r) ** 2 + floor**2)
+    d_r = amplitude**2 * r / np.maximum(p, 1e-300)
+    ds_dc = (x if side == "below" else -x) / critical**2
+    jac = np.empty((x.size, 5))
+    jac[:, 0] = amplitude * r**2 / np.maximum(p, 1e-300)
+    jac[:, 1] = d_r * (slope @ _WEIGHTS) * ds_dc
+    jac[:, 2] = d_r * ((power * np.log(safe)) @ _WEIGHTS)
+    jac[:, 3] = d_r * ((slope * _NODES[None, :]) @ _WEIGHTS)
+    jac[:, 4] = floor / np.maximum(p, 1e-300)
+    return jac
+
+
 def _fit_once(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str, start: np.ndarray,
               bounds: tuple[list[float], list[float]], rounding: str) -> np.ndarray:
     start = np.clip(start, np.array(bounds[0]) + 1e-9, np.array(bounds[1]) - 1e-9)
+    jac = ((lambda xx, *params: gauss_jacobian(xx, *params, side)) if rounding == "gauss"
+           else "2-point")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             params, _ = optimize.curve_fit(
                 lambda xx, a, c, e, w, f: rounded_power_law(xx, a, c, e, w, f, side, rounding),
-                x, v,
-                p0=start, sigma=err, absolute_sigma=True, bounds=bounds, max_nfev=4000)
+                x, v, p0=start, sigma=err, absolute_sigma=True, bounds=bounds, jac=jac,
+                max_nfev=4000)
         except (RuntimeError, ValueError) as error:
             raise RoundedFitError(f"rounded fit did not converge: {error}") from None
     return params
