@@ -48,4 +48,5 @@ rule all:
         [path for name in STUDIES for path in analysis_paths(name)],
         all_figure_outputs(),
         [f"results/tasks/{name}/result.json" for name in config["tasks"]],
+        [f"results/claims/{model}.csv" for model in claim_models()],
     default_target: True

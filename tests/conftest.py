@@ -51,3 +51,42 @@ def snakemake() -> Callable[..., subprocess.CompletedProcess]:
     ``workdir`` with the test environment's interpreter (an AssertionError with its output
     when it fails and ``check`` is true)."""
     return _snakemake
+
+
+def _figure_layouts(workdir: Path, config_path: Path) -> dict[str, list[str]]:
+    """Every figure and animation of a finished run of ``config_path`` in ``workdir``,
+    redrawn by its kind and checked (:func:`flocklab.figures.layout.layout_problems`):
+    ``figure name -> problems`` (empty lists when the layout is clean)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from flocklab.config import load_config
+    from flocklab.figures.kinds import KINDS, FigureContext
+    from flocklab.figures.layout import layout_problems
+
+    config, studies = load_config(config_path)
+    found = {}
+    old = os.getcwd()
+    os.chdir(workdir)
+    try:
+        context = FigureContext(config, studies, "results")
+        for name, spec in config["figures"].items():
+            kind = KINDS[spec["kind"]]
+            drawn = kind.draw(spec, kind.inputs(spec, context))
+            fig = drawn._fig if kind.animation else drawn
+            if kind.animation:
+                drawn._func(0)
+            found[name] = layout_problems(fig)
+            plt.close(fig)
+    finally:
+        os.chdir(old)
+    return found
+
+
+@pytest.fixture(scope="session")
+def figure_layouts() -> Callable[[Path, Path], dict[str, list[str]]]:
+    """``figure_layouts(workdir, config_path)``: the layout problems of every figure of a
+    finished pipeline run (an empty list per clean figure)."""
+    return _figure_layouts

@@ -63,3 +63,18 @@ SOKAL_1997 = ("A. D. Sokal, \"Monte Carlo methods in statistical mechanics: foun
 GEWEKE_1992 = ("J. Geweke, \"Evaluating the accuracy of sampling-based approaches to the "
                "calculation of posterior moments\", in Bayesian Statistics 4, Oxford "
                "University Press (1992)")
+DORSOGNA_2006 = ("M. R. D'Orsogna, Y. L. Chuang, A. L. Bertozzi and L. S. Chayes, "
+                 "\"Self-propelled particles with soft-core interactions: patterns, stability, "
+                 "and collapse\", Phys. Rev. Lett. 96, 104302 (2006)")
+GAZI_PASSINO_2003 = ("V. Gazi and K. M. Passino, \"Stability analysis of swarms\", IEEE Trans. "
+                     "Autom. Control 48, 692 (2003)")
+HAIRER_LUBICH_WANNER_2006 = ("E. Hairer, C. Lubich and G. Wanner, Geometric Numerical "
+                             "Integration, 2nd ed., Springer (2006), ch. II.5 (composition, "
+                             "Strang splitting)")
+LI_SHAO_QIAN_2002 = ("X. L. Li, Z. J. Shao and J. X. Qian, \"An optimizing method based on "
+                     "autonomous animats: fish-swarm algorithm\", Systems Engineering — Theory "
+                     "& Practice 22(11), 32 (2002)")
+PITCHER_1982 = ("T. J. Pitcher, A. E. Magurran and I. J. Winfield, \"Fish in larger shoals "
+                "find food faster\", Behav. Ecol. Sociobiol. 10, 149 (1982)")
+CLARK_MANGEL_1986 = ("C. W. Clark and M. Mangel, \"The evolutionary advantages of group "
+                     "foraging\", Theor. Popul. Biol. 30, 45 (1986)")

@@ -18,6 +18,9 @@ Declarations (class attributes):
 ``figure, figure_options``
     What :meth:`draw` shows (one line; empty when the task draws nothing) and the options
     a ``task`` figure of the config may pass to it.
+``tests_claims``
+    ``True`` when :meth:`run` returns ``verdicts`` (claims tested, each with ``claim``,
+    ``verdict`` and ``evidence``), listed in the model's claims table of the report.
 
 Methods:
 
@@ -53,6 +56,9 @@ class Task:
     options: ClassVar[tuple[ParameterSpec, ...]] = ()
     figure: ClassVar[str] = ""
     figure_options: ClassVar[tuple[ParameterSpec, ...]] = ()
+    #: ``True``: :meth:`run` returns ``verdicts`` (``claim``, ``verdict``, ``evidence``),
+    #: which the model's claims table in the report lists.
+    tests_claims: ClassVar[bool] = False
 
     def resolve(self, params: Mapping[str, Any], options: Mapping[str, Any]
                 ) -> dict[str, Any]:

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,8 @@ def check_light_import(name: str, params: Mapping[str, Any], control: RunControl
 
 
 def check_reproducible(name: str, params: Mapping[str, Any], control: RunControl) -> None:
-    """The same seed gives the same bytes; the file records every parameter."""
+    """The same seed gives the same bytes; the file records every parameter; another seed
+    gives other data exactly when :meth:`~flocklab.core.model.Model.uses_seed` says so."""
     model = get_model(name)
     with tempfile.TemporaryDirectory() as tmp:
         first = _write(model, params, control, Path(tmp) / "a.nc")
@@ -119,6 +121,14 @@ def check_reproducible(name: str, params: Mapping[str, Any], control: RunControl
             missing = [spec.name for spec in model.parameters if spec.name not in ds.attrs]
             assert not missing, f"run file lacks the parameters {missing}"
             assert ds.attrs["seed"] == control.seed
+            _write(model, params, replace(control, seed=control.seed + 1),
+                   Path(tmp) / "c.nc")
+            with xr.open_dataset(Path(tmp) / "c.nc") as other:
+                same = ds.drop_attrs().identical(other.drop_attrs())
+        uses_seed = model.uses_seed(model.resolve(params))
+        assert same != uses_seed, ("two seeds give the same data, but uses_seed is True"
+                                   if same else
+                                   "two seeds give different data, but uses_seed is False")
 
 
 def check_chunking(name: str, params: Mapping[str, Any], control: RunControl) -> None:
@@ -158,24 +168,27 @@ def check_checkpoint_resume(name: str, params: Mapping[str, Any], control: RunCo
 
 
 def check_drawing(name: str, params: Mapping[str, Any], control: RunControl) -> None:
-    """The model's drawing draws the first and the last frame of a short run."""
+    """The model's drawing draws the first and the last frame of a short run in a snapshot
+    figure and an animation frame, with no text off the canvas or over another text."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from flocklab.core.driver import simulate
-    from flocklab.figures.drawing import drawing_of
+    from flocklab.figures import plotting
+    from flocklab.figures.layout import layout_problems
 
-    model = get_model(name)
-    run = simulate(model, params, control)
-    drawing = drawing_of(model)
-    for frame in (0, run.sizes["frame"] - 1):
-        fig = plt.figure()
-        ax = fig.add_subplot(projection=drawing.projection(run))
-        drawing.draw(ax, run, frame, trail=1, label="(a)")
-        fig.canvas.draw()
-        plt.close(fig)
+    run = simulate(get_model(name), params, control)
+    fig = plotting.snapshot_figure([run, run], ["first", "last"], ["(a)", "(b)"], trail=1,
+                                   title=f"conformance check of {name}")
+    problems = layout_problems(fig)
+    plt.close(fig)
+    animation = plotting.animate_run(run, trail=1, title=f"conformance check of {name}")
+    animation._func(run.sizes["frame"] - 1)
+    problems += layout_problems(animation._fig)
+    plt.close(animation._fig)
+    assert not problems, f"the drawing's layout: {problems[:3]}"
 
 
 CHECKS: tuple[Callable[[str, Mapping[str, Any], RunControl], None], ...] = (

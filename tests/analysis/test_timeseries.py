@@ -668,7 +668,7 @@ class StandIn:
 
 PRIMARY_KEYS = {
     "order_parameter_mean": ("mean", "1"), "order_parameter_sem": ("sem", "1"),
-    "order_parameter_tau": ("tau", "record"), "order_parameter_m2": ("m2", "1"),
+    "order_parameter_tau": ("tau", "1"), "order_parameter_m2": ("m2", "1"),
     "order_parameter_m4": ("m4", "1"), "susceptibility": ("susceptibility", "1"),
     "susceptibility_err": ("susceptibility_err", "1"),
     "binder_cumulant": ("binder_cumulant", "1"),
@@ -702,7 +702,7 @@ def test_run_variables_and_summary_quantities_of_a_stand_in(size):
     table = run_variables(model)
     primary = [k for k in PRIMARY_KEYS if size or not k.startswith("susceptibility")]
     assert list(table) == [*primary, "speed_mean", "speed_sem", "stable", "t_blowup"]
-    assert table["order_parameter_tau"][0] == "record"
+    assert table["order_parameter_tau"][0] == "1"
     assert table["time_to_order"][0] == "s"
     assert table["speed_mean"][0] == table["speed_sem"][0] == "m/s"
     assert table["t_blowup"] == ("s", "time of blow-up")
@@ -726,7 +726,9 @@ def test_registered_vicsek_model_tables():
                                          "binder_cumulant", "samples", "time_to_order"]
     table = run_variables(model)
     assert {k: v[0] for k, v in table.items()} == {
-        k: ("step" if k == "time_to_order" else u) for k, (_, u) in PRIMARY_KEYS.items()}
+        k: (model.time_units if k == "time_to_order" else u)
+        for k, (_, u) in PRIMARY_KEYS.items()}
+    assert model.time_units == "1"    # steps: a count, dimensionless in UDUNITS
 
 
 def test_burn_in_drift_is_near_standard_normal_when_stationary_and_large_for_a_relaxation():

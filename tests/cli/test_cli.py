@@ -53,9 +53,12 @@ def test_help_lists_units_and_defaults():
     result = subprocess.run([sys.executable, "-m", "flocklab.cli.main", "simulate", "vicsek",
                              "--help"],
                             capture_output=True, text=True, check=True)
-    for text in ("--v0", "length/step", "--noise", "--update", "--snapshot-every",
+    for text in ("--v0", "--noise", "--update", "--snapshot-every",
                  "default 0.03", "interaction radius"):
         assert text in result.stdout
+    springs = subprocess.run([sys.executable, "-m", "flocklab.cli.main", "simulate", "springs",
+                              "--help"], capture_output=True, text=True, check=True).stdout
+    assert "spring stiffness k [N m-1]" in springs and "[kg]" in springs
 
 
 def test_check_config(repo, capsys):

@@ -53,6 +53,40 @@ def test_curve_figure_draws_the_requested_scales():
     plt.close(fig)
 
 
+def test_a_list_of_quantities_is_one_panel_with_a_dashed_closed_form():
+    """y = [a, b, ref]: two measured lines with error bars (in order, unsorted x sorted) and
+    the coordinate ref, a closed form, dashed at its values; one legend for the three."""
+    theta = np.array([90.0, 0.0, 180.0])
+    summary = xr.Dataset({"replicate_a": ("theta", [0.5, 1.0, 0.0]),
+                          "replicate_a_err": ("theta", [0.1, 0.0, 0.0]),
+                          "replicate_b": ("theta", [0.5, 0.0, 1.0]),
+                          "replicate_b_err": ("theta", [0.1, 0.0, 0.0])},
+                         coords={"theta": theta,
+                                 "ref": ("theta", np.cos(np.radians(theta) / 2))})
+    fig = curve_figure(summary, "theta", ["a", "b", "ref"])
+    ax = fig.axes[0]
+    solid = [line for line in ax.lines if line.get_linestyle() == "-"]
+    (dashed,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert [list(line.get_ydata()) for line in solid] == [[1.0, 0.5, 0.0], [0.0, 0.5, 1.0]]
+    np.testing.assert_allclose(dashed.get_xdata(), [0.0, 90.0, 180.0])
+    np.testing.assert_allclose(dashed.get_ydata(), np.cos(np.radians([0.0, 45.0, 90.0])),
+                               atol=1e-15)
+    assert sorted(t.get_text() for t in fig.legends[0].get_texts()) == ["a", "b", "ref"]
+    plt.close(fig)
+
+
+def test_a_list_of_quantities_is_checked_and_excludes_hue(repo, curve_config):
+    curve_config["figures"]["line"]["y"] = ["order_parameter", "susceptibility"]
+    with pytest.raises(ConfigError, match=r"figures\.line\.hue'.*without hue"):
+        validate_config(curve_config)
+    del curve_config["figures"]["line"]["hue"]
+    curve_config["figures"]["line"]["y"] = ["order_parameter", "density"]  # derived: ok
+    validate_config(curve_config)
+    curve_config["figures"]["line"]["y"] = ["order_parameter", "nonsense"]
+    with pytest.raises(ConfigError, match=r"figures\.line\.y\[1\]'.*'nonsense'"):
+        validate_config(curve_config)
+
+
 @pytest.mark.parametrize(("levels", "expected"), [
     ([0.1, 0.3, 1.0, 3.0, 10.0], True),     # two decades
     ([1.0, 2.0, 5.0, 99.0], False),         # just short of two decades

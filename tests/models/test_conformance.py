@@ -30,6 +30,20 @@ CASES = [
     ("springs", {}, None),
     ("springs", {"structure": "cloth", "nx": 4, "ny": 4, "integrator": "implicit_euler"},
      {"dt": 0.005}),
+    ("forces", {"N": 30}, None),
+    ("forces", {"N": 30, "leaders": 2, "subleaders": 2, "w_alignment": 0.5, "turn_angle": 90.0,
+                "turn_time": 0.5, "noise": 0.1, "escape_mix": 0.5,
+                "predators": [{"position": [0.0, 0.0], "target": "densest",
+                               "capture_radius": 1.0, "rest_time": 0.1,
+                               "potential": {"C_r": 2.0, "l_r": 0.5, "C_a": 1.0, "l_a": 2.0}}]},
+     {"snapshot_every": 0.25}),
+    ("forces", {"N": 30, "dim": 3, "box": 12.0, "start_radius": 3.0, "form": "non_inertial",
+                "w_alignment": 1.0, "noise": 0.2, "leaders": 3,
+                "predators": [{"position": [6.0, 6.0, 6.0], "target": "nearest"}]}, None),
+    ("foraging", {"N": 30}, None),
+    ("foraging", {"N": 30, "Lx": 30.0, "Ly": 20.0, "obstacles": [{"rect": [10, 5, 14, 12]}],
+                  "predators": [{"position": [25.0, 15.0]}], "regrowth": 0.05,
+                  "food": [{"rect": [2, 2, 8, 8], "density": 3.0}]}, {"snapshot_every": 0.4}),
     ("oscillator", {}, None),
     ("noisy_phases", {"N": 20}, None),
 ]
@@ -52,6 +66,21 @@ def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):
     monkeypatch.setattr(NoisyPhases, "primary_observable", "not_declared")
     with pytest.raises(AssertionError, match="check_declarations: primary_observable"):
         check_model("noisy_phases", checks=["check_declarations"])
+
+
+@pytest.mark.parametrize(("name", "claimed"), [("noisy_phases", False), ("oscillator", True)])
+def test_a_wrong_uses_seed_fails_the_suite(monkeypatch, name, claimed):
+    """A ``uses_seed`` that disagrees with the runs fails ``check_reproducible``: noisy_phases
+    (noise from its seed) claiming False, and an oscillator made to ignore its seed (fixed
+    phases) claiming True."""
+    model = type(flocklab.get_model(name))
+    monkeypatch.setattr(model, "uses_seed", lambda self, params: claimed)
+    if claimed:  # make the oscillator ignore its seed while it claims to use it
+        original = model.initial_state
+        monkeypatch.setattr(model, "initial_state", lambda self, params, rng: original(
+            self, params, __import__("numpy").random.default_rng(0)))
+    with pytest.raises(AssertionError, match="check_reproducible: two seeds give"):
+        check_model(name, checks=["check_reproducible"])
 
 
 def test_model_lookup_and_a_workflow_dry_run_import_no_numba(tmp_path):

@@ -96,3 +96,9 @@ def test_solver_task_document_and_figure(results):
     assert any(c.startswith("Radau copes") for c in claims)
     assert (results / "tasks" / "dragon_agents_solvers_tiny" / "solvers.csv").exists()
     assert (results / "figures" / "dragon_agents_solvers_tiny.png").stat().st_size > 0
+
+
+def test_every_figure_passes_the_layout_check(results, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    problems = figure_layouts(results.parent, CONFIG)
+    assert problems and not {name: found for name, found in problems.items() if found}

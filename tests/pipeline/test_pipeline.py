@@ -325,3 +325,15 @@ def test_plugin_models_run_through_every_stage(plugin_run):
                  "phases_oat"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert (results / "figures" / "oscillator_movie.gif").read_bytes()[:3] == b"GIF"
+
+
+def test_every_figure_passes_the_layout_check(finished, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    workdir, config_path = finished
+    problems = figure_layouts(workdir, config_path)
+    assert problems and not {name: found for name, found in problems.items() if found}
+
+
+def test_every_plugin_figure_passes_the_layout_check(plugin_run, figure_layouts, repo):
+    problems = figure_layouts(plugin_run.parent, repo / "tests" / "plugins" / "config.yaml")
+    assert problems and not {name: found for name, found in problems.items() if found}

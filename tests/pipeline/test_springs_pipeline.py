@@ -70,3 +70,9 @@ def test_task_figures_are_logged_and_in_the_report(finished):
     assert "springs_stability.png" in report and "springs_accuracy.png" in report
     assert "Largest stable time step of each integrator" in report
     assert "results/tasks/springs_accuracy/result.json" in report
+
+
+def test_every_figure_passes_the_layout_check(finished, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    problems = figure_layouts(finished.parent, CONFIG)
+    assert problems and not {name: found for name, found in problems.items() if found}

@@ -93,3 +93,9 @@ def test_the_schedule_runs_in_the_pipeline(finished):
     with xr.open_dataset(runs[0]) as run:
         widths = run["orientation_width"].values
     assert widths.tolist() == [0.0] * 11 + [2.0] * 10 + [0.0] * 10
+
+
+def test_every_figure_passes_the_layout_check(finished, figure_layouts):
+    """No text of any figure or animation leaves the canvas or lies over another text."""
+    problems = figure_layouts(finished.parent, CONFIG)
+    assert problems and not {name: found for name, found in problems.items() if found}

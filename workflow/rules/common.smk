@@ -14,6 +14,7 @@ from flocklab.core.registry import get_model
 from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
 from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
+from flocklab.figures.captions import study_heading
 from flocklab.figures.kinds import KINDS, FigureContext
 
 RESULTS = "results"
@@ -128,6 +129,39 @@ def animation_outputs(name):
 def figure_caption(name):
     """The report caption of figure or animation ``name``, written by its kind."""
     return FIGURE_CONTEXT.caption(name)
+
+
+def report_group(name):
+    """Report category (the model) and subcategory (the study, or Tasks) of a figure."""
+    return FIGURE_CONTEXT.report_group(name)
+
+
+def figure_title(name):
+    return config["figures"][name].get("title") or name.replace("_", " ")
+
+
+def task_model_title(task):
+    return get_model(config["tasks"][task]["model"]).title
+
+
+def claim_sources(model):
+    """``(heading, JSON path)`` of every study (one at a time, with claims) and task of
+    ``model`` whose claims the model's claims table lists."""
+    sources = [(study_heading(STUDIES[name]), f"{RESULTS}/{name}/sensitivity.json")
+               for name, settings in config["studies"].items()
+               if STUDIES[name].model == model
+               and (settings.get("sensitivity") or {}).get("claims")]
+    sources += [(f"task {name}", FIGURE_CONTEXT.task_path(name))
+                for name, entry in config["tasks"].items() if entry["model"] == model
+                and get_model(model).task(entry["task"]).tests_claims]
+    return sources
+
+
+def claim_models():
+    """Models whose studies or tasks test claims (one claims table each)."""
+    models = {STUDIES[name].model for name in STUDIES}
+    models |= {entry["model"] for entry in config["tasks"].values()}
+    return sorted(model for model in models if claim_sources(model))
 
 
 def all_figure_outputs():

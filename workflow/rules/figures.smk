@@ -9,7 +9,9 @@ rule figure:
         report(
             f"{RESULTS}/figures/{{figure}}.{config['plot']['formats'][0]}",
             caption="../report/figure.rst",
-            category="Figures",
+            category=lambda wc: report_group(wc.figure)[0],
+            subcategory=lambda wc: report_group(wc.figure)[1],
+            labels=lambda wc: {"figure": figure_title(wc.figure)},
         ),
         [f"{RESULTS}/figures/{{figure}}.{ext}" for ext in config["plot"]["formats"][1:]],
     params:
@@ -32,7 +34,9 @@ rule animation:
         gif=report(
             f"{RESULTS}/figures/{{animation}}.gif",
             caption="../report/figure.rst",
-            category="Animations",
+            category=lambda wc: report_group(wc.animation)[0],
+            subcategory=lambda wc: report_group(wc.animation)[1],
+            labels=lambda wc: {"figure": f"{figure_title(wc.animation)} (animation)"},
         ),
         **({"mp4": f"{RESULTS}/figures/{{animation}}.mp4"} if HAVE_FFMPEG else {}),
     params:

@@ -3,3 +3,25 @@
 
 
 report: "../report/workflow.rst"
+
+
+rule claims:
+    input:
+        lambda wc: [path for _, path in claim_sources(wc.model)],
+    output:
+        report(
+            "results/claims/{model}.csv",
+            caption="../report/claims.rst",
+            category=lambda wc: get_model(wc.model).title,
+            subcategory="Claims and verdicts",
+            labels=lambda wc: {"figure": f"claims tested on the {wc.model} model"},
+        ),
+    params:
+        sources=lambda wc: claim_sources(wc.model),
+    conda:
+        "../envs/flocklab.yaml"
+    log:
+        "results/logs/claims/{model}.log",
+    localrule: True
+    script:
+        "../scripts/claims.py"

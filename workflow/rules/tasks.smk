@@ -7,7 +7,9 @@ rule task:
         report(
             "results/tasks/{task}/result.json",
             caption="../report/task.rst",
-            category="Answers",
+            category=lambda wc: task_model_title(wc.task),
+            subcategory="Tasks",
+            labels=lambda wc: {"figure": f"answers of task {wc.task}"},
         ),
     params:
         entry=lambda wc: config["tasks"][wc.task],

@@ -377,7 +377,7 @@ def trend_verdict(levels: np.ndarray, runs: np.ndarray, trend: str, alpha: float
     if np.ptp(y) == 0.0:
         return "fails" if trend != "flat" else "holds", "the output does not change at all"
     rho, p = stats.spearmanr(x, y)
-    evidence = f"Spearman rho = {rho:+.2f} (p = {p:.2g}, {y.size} runs)"
+    evidence = f"Spearman ρ = {rho:+.2f} (p = {p:.2g}, {y.size} runs)"
     claimed = 1.0 if trend == "increasing" else -1.0
     if p < alpha:
         return ("holds" if rho * claimed > 0 else "fails"), evidence
@@ -406,7 +406,8 @@ def bound_verdict(runs: np.ndarray, below: float | None, above: float | None,
 
 
 def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs: Sequence[str],
-                    runs: np.ndarray) -> list[Verdict]:
+                    runs: np.ndarray, names: Mapping[str, str] | None = None
+                    ) -> list[Verdict]:
     """Test each claim of an ``oat`` study against its runs.
 
     A claim with ``trend`` is judged by :func:`trend_verdict` over the levels of its
@@ -424,6 +425,9 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         Names of the first axis of ``runs``.
     runs : ndarray, shape (outputs, rows, replicates)
         Every run's output at every design row.
+    names : mapping, optional
+        What the evidence calls outputs and parameters (e.g. their long names; default:
+        their config names).
 
     Returns
     -------
@@ -431,22 +435,24 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         One per claim, in order.
     """
     verdicts = []
-    names = design.names
+    names = dict(names or {})
     for claim in claims:
-        factor = names.index(claim["parameter"])
+        factor = design.names.index(claim["parameter"])
+        output = names.get(claim["output"], claim["output"])
+        parameter = names.get(claim["parameter"], claim["parameter"])
         rows = np.flatnonzero(design.oat_factor == factor)
         levels = np.asarray(design.factors[factor].values)[design.oat_level[rows]]
         values = runs[outputs.index(claim["output"])][rows]
         if "trend" in claim:
             verdict, evidence = trend_verdict(levels, values, claim["trend"])
-            evidence = f"{claim['output']} along {claim['parameter']}: {evidence}"
+            evidence = f"{output} against {parameter}: {evidence}"
         else:
             at = int(np.argmin(np.abs(levels - claim["at"])))
             verdict, evidence = bound_verdict(values[at], claim.get("below"),
                                               claim.get("above"))
             wanted = " and ".join(f"{sign} {claim[side]}" for side, sign in
                                   (("above", ">"), ("below", "<")) if side in claim)
-            evidence = (f"{claim['output']} at {claim['parameter']} = {levels[at]:g}: "
+            evidence = (f"{output} at {parameter} = {levels[at]:g}: "
                         f"{evidence}; claimed {wanted}")
         verdicts.append(Verdict(claim["claim"], verdict, evidence))
     return verdicts
@@ -672,7 +678,8 @@ def index_variables(results: Mapping[str, Indices], outputs: Sequence[str],
 
 
 def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
-                        settings: Mapping[str, Any], replicates: int
+                        settings: Mapping[str, Any], replicates: int,
+                        names: Mapping[str, str] | None = None
                         ) -> tuple[xr.Dataset, dict[str, Any]]:
     """Indices of every output from a design and the per-run metrics of its runs.
 
@@ -708,6 +715,8 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
         study's ``sensitivity`` section.
     replicates : int
         Replicates per point.
+    names : mapping, optional
+        What the claims' evidence calls outputs and factors (:func:`evaluate_claims`).
 
     Returns
     -------
@@ -743,7 +752,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     notes: dict[str, str] = {}
     if design.method == "oat":
         results = _oat_analysis(design, design_ds, runs, outputs, settings, replicates,
-                                coords, data, document)
+                                coords, data, document, names)
     else:
         results = _sampling_analysis(design, row_mean, outputs, settings, seed, coords,
                                      document, notes)
@@ -765,7 +774,8 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
 
 def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                   outputs: list[str], settings: Mapping[str, Any], replicates: int,
-                  coords: dict[str, Any], data: dict[str, Any], document: dict[str, Any]
+                  coords: dict[str, Any], data: dict[str, Any], document: dict[str, Any],
+                  names: Mapping[str, str] | None = None
                   ) -> dict[str, Indices]:
     """One-at-a-time responses, per-run values and claim verdicts (fills ``coords``,
     ``data`` and ``document`` in place); the per-output index results."""
@@ -788,7 +798,7 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                             {"long_name": "standard error of the mean output"})
     data["response"] = (("output", "parameter", "level", "replicate"), per_run,
                         {"long_name": "output of every run"})
-    verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs)
+    verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs, names)
     if verdicts:
         coords["claim"] = ("claim", np.arange(len(verdicts)), {"long_name": "claim index"})
         for name in ("claim", "verdict", "evidence"):

@@ -332,7 +332,7 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
             flat[cell] = float(run.attrs[name])
         grid = flat.reshape((*shape, replicates))[..., 0]
         varying = [a for a in range(len(shape))
-                   if not np.allclose(grid, np.take(grid, [0], axis=a))]
+                   if not np.allclose(grid, np.take(grid, [0], axis=a), equal_nan=True)]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
         coords[name] = ([dims[a] for a in varying], reduced, attrs)
     return coords

@@ -51,7 +51,7 @@ def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = 
     table = {
         f"{name}_mean": ("mean", "1", f"time-averaged {s} after burn-in"),
         f"{name}_sem": ("sem", "1", f"standard error of <{s}> (autocorrelation-corrected)"),
-        f"{name}_tau": ("tau", "record", f"integrated autocorrelation time of {s} "
+        f"{name}_tau": ("tau", "1", f"integrated autocorrelation time of {s} "
                                          f"(in records)"),
         f"{name}_m2": ("m2", "1", f"second moment <{s}^2>"),
         f"{name}_m4": ("m4", "1", f"fourth moment <{s}^4>"),

@@ -49,10 +49,10 @@ Hooks, in the order the driver calls them:
 once it is known) → :meth:`initial_state` → per chunk :meth:`advance` (by default
 :meth:`step` between records, :meth:`observe` and :meth:`snapshot` at them) →
 :meth:`run_outputs` (run-level variables) → later, from the written file,
-:meth:`metrics`. :meth:`entity_count` and :meth:`resources` describe a run without running
-it. A model whose solver integrates the whole interval at once (``solve_ivp`` over
-:math:`[0, t_{end}]`) subclasses :class:`IntervalModel` and implements :meth:`IntervalModel.solve`
-instead of the stepping hooks.
+:meth:`metrics`. :meth:`entity_count`, :meth:`resources` and :meth:`uses_seed` describe a
+run without running it. A model whose solver integrates the whole interval at once
+(``solve_ivp`` over :math:`[0, t_{end}]`) subclasses :class:`IntervalModel` and implements
+:meth:`IntervalModel.solve` instead of the stepping hooks.
 
 State: :meth:`initial_state` returns a dict; its :class:`numpy.ndarray` entries whose names
 do not start with ``_`` are the state the driver checks for finiteness and checkpoints;
@@ -124,11 +124,13 @@ class Observable:
 
 @dataclass(frozen=True)
 class Metric:
-    """A per-run scalar a model adds through :meth:`Model.extra_metrics`."""
+    """A per-run scalar a model computes with :meth:`Model.metrics` (name, description, UDUNITS
+    unit and mathtext symbol for figures)."""
 
     name: str
     long_name: str
     units: str = "1"
+    symbol: str = ""
 
 
 #: ``on_blowup``, for models whose studies may cross a stability limit: ``error`` raises
@@ -266,7 +268,7 @@ class Model:
     title: ClassVar[str] = ""
     parameters: ClassVar[tuple[ParameterSpec, ...]]
     time_mode: ClassVar[str] = "steps"
-    time_units: ClassVar[str] = "step"
+    time_units: ClassVar[str] = "1"
     default_dt: ClassVar[float] = 1.0
     observables: ClassVar[tuple[Observable, ...]]
     primary_observable: ClassVar[str]
@@ -361,6 +363,15 @@ class Model:
         Called with ``grid = None`` whenever parameters are resolved, and again with the
         run's step schedule before a run starts (for rules on the time step or run length).
         """
+
+    def uses_seed(self, params: Mapping[str, Any]) -> bool:
+        """Whether a run with resolved ``params`` depends on its seed (default ``True``).
+
+        ``False`` promises the same data for every seed: captions then speak of one
+        deterministic run, not of seeds and replicates. The conformance suite checks the
+        promise both ways (``False``: two seeds give the same data; ``True``: different data).
+        """
+        return True
 
     def entity_count(self, params: Mapping[str, Any]) -> int:
         """Number of entities on :attr:`entity_dim` (default: parameter ``N``)."""

@@ -18,17 +18,69 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.config import Study
 
 
-def values_text(values: Mapping[str, Any]) -> str:
-    """``name = value`` pairs joined by commas."""
-    return ", ".join(f"{name} = {value}" for name, value in values.items())
+def rst_math(text: str) -> str:
+    r"""Mathtext ``$...$`` of a figure title as RST math (``:math:`...```) for a caption.
+
+    >>> rst_math(r"noise $\eta$ = 2")
+    'noise :math:`\\eta` = 2'
+    """
+    import re
+
+    return re.sub(r"\$([^$]+)\$", r":math:`\1`", text)
+
+
+def name_text(model: Any, name: str) -> str:
+    """What ``name`` (a parameter, observable, metric, ...) is called in a caption: its long
+    name from the declarations (:func:`flocklab.figures.labels.quantity`)."""
+    from flocklab.figures.labels import quantity
+
+    return quantity(model, name).long_name
+
+
+def value_text(model: Any, name: str, value: Any) -> str:
+    r"""``name = value`` for a caption, ``name`` as its symbol in RST math where it has one
+    (``:math:`\eta` = 0.4``), else its long name."""
+    from flocklab.figures.labels import quantity
+
+    label = quantity(model, name) if model is not None else None
+    shown = (f":math:`{label.symbol}`" if label is not None and label.symbol else
+             label.long_name if label is not None else name.replace("_", " "))
+    number = f"{value:g}" if isinstance(value, float) else value
+    return f"{shown} = {number}"
+
+
+def values_text(values: Mapping[str, Any], model: Any = None) -> str:
+    """``name = value`` pairs joined by commas (named as :func:`value_text` does when
+    ``model`` is given)."""
+    return ", ".join(value_text(model, name, value) for name, value in values.items())
 
 
 def sweeps_text(study: Study) -> str:
-    """``Swept: k ∈ {...} paired with ...; ...`` of a grid study."""
+    """``Swept: η ∈ {...} paired with ...; ...`` of a grid study."""
+    model = get_model(study.model)
     sweeps = "; ".join(
-        " paired with ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in
-                             axis.coords.items()) for axis in study.axes)
+        " paired with ".join(f"{_symbol(model, k)} ∈ {{{', '.join(map(_number, v))}}}"
+                             for k, v in axis.coords.items()) for axis in study.axes)
     return f"Swept: {sweeps}."
+
+
+def _symbol(model: Any, name: str) -> str:
+    return value_text(model, name, "").removesuffix(" = ")
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def study_heading(study: Study) -> str:
+    """A study's heading in the report: its description up to the first ``:`` or ``;``
+    (at most 80 characters), else its name."""
+    import re
+    import textwrap
+
+    text = re.split(r"[:;]", study.description or "", maxsplit=1)[0].strip()
+    return textwrap.shorten(text, 80, placeholder=" …") if text else \
+        study.name.replace("_", " ")
 
 
 def design_text(study: Study) -> str:
@@ -46,11 +98,11 @@ def design_text(study: Study) -> str:
 
 def snapshots_text(study: Study, panels: Sequence[Mapping[str, Any]], trail: int) -> str:
     """What snapshot panels (or an animation, one entry without a frame) show."""
-    shown = "; ".join(f"{panel.get('label', '')} {values_text(panel['point'])}, "
+    model = get_model(study.model)
+    shown = "; ".join(f"{panel.get('label', '')} {values_text(panel['point'], model)}, "
                       f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
-    return (f"Snapshots of the {study.model} model ({shown}), drawn by the model: "
-            f"{drawing_summary(get_model(study.model))} "
-            f"Trails: up to {trail} preceding frames.")
+    return (f"Snapshots ({shown}), drawn by the model: {drawing_summary(model)} "
+            + (f"Trails: up to {trail} preceding frames." if trail else ""))
 
 
 def study_caption(name: str, spec: Mapping[str, Any], study: Study, body: Sequence[str]
@@ -71,18 +123,31 @@ def study_caption(name: str, spec: Mapping[str, Any], study: Study, body: Sequen
     Returns
     -------
     str
-        Title and study, ``body``, fixed parameters, then model, replicates, run length,
-        burn-in and base seed.
+        Title and study, ``body``, the parameters the study sets away from the model's
+        defaults (the swept ones are in ``body``), the model and its source, and the runs:
+        seeds per point, run length and burn-in for a model whose runs use their seed, the
+        run length alone for a deterministic one.
     """
-    fixed = study.params(next(study.points()))
-    for swept in [*study.swept, *(next(study.points()).values if study.sensitivity else [])]:
-        fixed.pop(swept, None)
-    lines = [f"**{spec.get('title') or name}** — {study.description or study.name}", "",
-             *body, f"Fixed parameters: {values_text(fixed)}."]
     model = get_model(study.model)
-    lines.append(f"Model {study.model} ({model.reference}); {study.replicates} replicate(s) "
-                 f"per point, {study.time_text()}, records up to t = {study.burn_in:g} "
-                 f"{model.time_units} discarded as burn-in; base seed {study.base_seed}.")
+    point = next(study.points())
+    params = study.params(point)
+    varied = {*study.swept, *(point.values if study.sensitivity else [])}
+    defaults = model.resolve({})
+    set_here = {key: value for key, value in params.items()
+                if key not in varied and value != defaults.get(key)
+                and not isinstance(value, list | dict)}
+    lines = [f"**{rst_math(spec.get('title') or name)}** — {study.description or study.name}",
+             "", *body]
+    if set_here:
+        lines.append(f"Set by the study: {values_text(set_here, model)}; the other "
+                     f"parameters at the model's defaults.")
+    lines.append(f"{model.title} ({model.reference}).")
+    if model.uses_seed(params):
+        lines.append(f"{study.replicates} seed(s) per point, {study.time_text()}; records up "
+                     f"to t = {study.burn_in:g} {model.time_units} discarded as burn-in; base "
+                     f"seed {study.base_seed}.")
+    else:
+        lines.append(f"Deterministic runs (no seed), {study.time_text()}.")
     return "\n".join(lines)
 
 
@@ -90,7 +155,8 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
     """Report caption (reStructuredText) of a ``task`` figure: what the task draws, the task
     it reads (``entry``, its config entry) with its parameters and options."""
     model = get_model(entry["model"])
-    lines = [f"**{spec.get('title') or name}** — {entry.get('description') or spec['task']}",
+    lines = [f"**{rst_math(spec.get('title') or name)}** — "
+             f"{entry.get('description') or spec['task']}",
              "", f"{model.task(entry['task']).figure}",
              f"Task '{spec['task']}' ({entry['task']}: "
              f"{model.task(entry['task']).description}) of the "

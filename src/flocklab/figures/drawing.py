@@ -3,9 +3,14 @@
 A model names its drawing in :attr:`flocklab.core.model.Model.drawing`, either a
 :class:`Drawing` subclass or its ``"module:Class"`` path, so that looking the model up
 imports no matplotlib. Snapshot figures and animations call :func:`drawing_of` and then
-:meth:`Drawing.projection` (the axes a run needs) and :meth:`Drawing.draw` (one frame).
+:meth:`Drawing.projection` (the axes a run needs), :meth:`Drawing.draw` (one frame),
+:meth:`Drawing.fix_limits` (the same limits for every frame of the run) and
+:meth:`Drawing.legend_handles` (what the marks mean, one legend per figure).
 
-Subclass contract: override :meth:`draw`; override :meth:`projection` for 3-D runs.
+Subclass contract: override :meth:`draw`; override :meth:`limits` where the run's frames
+do not hold ``x`` and ``y`` (or a box fixes the view), :meth:`projection` for 3-D runs and
+:meth:`legend_handles` where the drawing marks more than one kind of thing. A drawing
+imports matplotlib inside its methods (captions read its docstring without it).
 """
 
 from __future__ import annotations
@@ -13,10 +18,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
     from flocklab.core.model import Model
+
+
+def time_text(run: xr.Dataset, frame: int) -> str:
+    """``t = 2.5 s`` for the time of ``frame`` (``step 50`` for a stepped model)."""
+    value = float(run["frame"].values[frame])
+    units = str(run["frame"].attrs.get("units", "1"))
+    return f"step {value:g}" if units in ("1", "") else f"t = {value:g} {units}"
 
 
 class Drawing:
@@ -32,13 +46,52 @@ class Drawing:
         """Draw frame ``frame`` of ``run`` on ``ax``; ``trail`` asks for up to that many
         preceding frames as trails, ``label`` is the panel's letter or name."""
         ax.plot(run["x"].values[frame], run["y"].values[frame], ".", ms=3)
-        ax.set_aspect("equal")
-        ax.set_title(f"{label} t = {run['frame'].values[frame]:g}".strip(), fontsize=9)
+        ax.set_title(f"{label} {time_text(run, frame)}".strip())
+
+    def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
+        """``(x0, x1, y0, y1)`` showing every frame of the run (the entities' ``x``, ``y``
+        over all frames with a 5 % margin), or ``None`` to leave the drawing's own."""
+        if "x" not in run or "y" not in run or "frame" not in run["x"].dims:
+            return None
+        x, y = run["x"].values, run["y"].values
+        if not (np.isfinite(x).any() and np.isfinite(y).any()):
+            return None
+        x0, x1, y0, y1 = np.nanmin(x), np.nanmax(x), np.nanmin(y), np.nanmax(y)
+        pad = 0.05 * max(x1 - x0, y1 - y0, 1e-9)
+        return x0 - pad, x1 + pad, y0 - pad, y1 + pad
+
+    def fix_limits(self, ax: Any, run: xr.Dataset) -> None:
+        """Apply :meth:`limits` (equal scales) so that every frame shares one view; a box
+        narrower than :data:`MIN_ASPECT` of its length is widened about its centre, so a
+        straight chain does not squeeze its panel into a sliver."""
+        box = self.limits(run)
+        if box is None or self.projection(run) is not None:
+            return
+        (x0, x1), (y0, y1) = _widened(box[0], box[1], box[2], box[3])
+        ax.set_aspect("equal", adjustable="box")
+        ax.set_xlim(x0, x1)
+        ax.set_ylim(y0, y1)
+
+    def legend_handles(self, run: xr.Dataset) -> list[Any]:
+        """Artists explaining the drawing's marks (labelled), for one legend per figure."""
+        return []
 
 
-def drawing_of(model: Model) -> Drawing:
+#: Smallest ratio of the short side to the long side of a drawing's view box.
+MIN_ASPECT = 0.4
+
+
+def _widened(x0: float, x1: float, y0: float, y1: float
+             ) -> tuple[tuple[float, float], tuple[float, float]]:
+    half = MIN_ASPECT * max(x1 - x0, y1 - y0) / 2
+    xc, yc = (x0 + x1) / 2, (y0 + y1) / 2
+    return ((min(x0, xc - half), max(x1, xc + half)),
+            (min(y0, yc - half), max(y1, yc + half)))
+
+
+def drawing_of(model: Model | None) -> Drawing:
     """The :class:`Drawing` of ``model`` (its declared one, or the default)."""
-    declared = model.drawing
+    declared = None if model is None else model.drawing
     if declared is None:
         return Drawing()
     if isinstance(declared, str):

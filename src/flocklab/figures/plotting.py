@@ -1,17 +1,27 @@
 """Figures: pure functions from datasets to matplotlib figures (no file I/O).
 
-* :func:`draw_snapshot` — particles as arrows with trails (Vicsek et al. 1995, Fig. 1);
-* :func:`curve_figure` — a replicate-averaged summary quantity against a coordinate,
-  one line per value of another dimension, with error bars (Fig. 2);
-* :func:`heatmap_figure` — a replicate-averaged summary quantity as a colour map over the two
-  swept dimensions of a grid study, the value printed in each cell;
-* :func:`animate_run` — an animation of a run's snapshots with trails.
+Every function draws in the project's figure style (:mod:`flocklab.figures.style`: size per
+panel count, constrained layout, wrapped titles, legends outside the data) with labels from
+the models' declarations (:mod:`flocklab.figures.labels`). The figure kinds
+(:mod:`flocklab.figures.kinds`) call them.
+
+* :func:`snapshot_figure` — panels of configurations drawn by the model (Vicsek et al. 1995,
+  Fig. 1);
+* :func:`curve_figure` — a replicate-averaged summary quantity against a coordinate, one line
+  per value of another dimension, with error bars (Fig. 2);
+* :func:`heatmap_figure` — a summary quantity as a colour map over two swept dimensions;
+* :func:`state_map_figure` — a per-run state code as the most frequent state of each cell
+  over the same two dimensions; both may draw power laws :math:`y = a x^b` over the map
+  (:func:`draw_power_lines`), e.g. a stability boundary;
+* :func:`series_figure` — observables of runs against time (or against another observable);
+* :func:`animate_run` — an animation of a run's frames;
+* the analysis figures: critical fits, finite-size scaling, sensitivity indices.
 """
 
 from __future__ import annotations
 
 import json
-import textwrap
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,126 +33,175 @@ from matplotlib.colors import LogNorm, Normalize
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import NullLocator
 
+from flocklab.figures import labels, style
 from flocklab.figures.drawing import Drawing, drawing_of
 
 if TYPE_CHECKING:
-    from flocklab.core.model import Model, Observable
+    from flocklab.core.model import Model
+
+MARKERS = "osD^v<>ph*"
 
 
-def coordinate_label(summary: xr.Dataset, name: str) -> str:
-    """Axis label of a summary coordinate from its model's declarations (parameter symbol
-    and unit, or a derived quantity's long name), else the name."""
+def _model(ds: xr.Dataset) -> Model | None:
+    """The registered model a stage file names (``None`` if it names none)."""
     from flocklab.core.registry import get_model
 
-    model = get_model(str(summary.attrs["model"])) if "model" in summary.attrs else None
+    name = ds.attrs.get("model")
+    return None if name is None else get_model(str(name))
+
+
+def coordinate_label(ds: xr.Dataset, name: str) -> str:
+    """Axis label of a coordinate or quantity of a stage file, from its model's
+    declarations (long name, symbol, unit), else from the variable's attributes."""
+    model = _model(ds)
     if model is not None:
-        try:
-            return model.spec(name).label()
-        except KeyError:
-            pass
-    attrs = summary[name].attrs if name in summary.variables else {}
-    if "symbol" in attrs:
-        return f"{attrs.get('long_name', name)} ${attrs['symbol']}$"
-    return str(attrs.get("long_name", name))
+        label = labels.quantity(model, name)
+        if label.long_name != labels.readable(name) or label.symbol:
+            return label.axis()
+    attrs = ds[name].attrs if name in ds.variables else {}
+    return labels.axis_label(str(attrs.get("long_name", labels.readable(name))),
+                             str(attrs.get("symbol", "")), str(attrs.get("units", "1")))
 
 
-def quantity_label(summary: xr.Dataset, name: str) -> str:
-    """Axis label of a summary quantity: the primary observable's declared label, chi, G,
-    or the variable's long name."""
-    from flocklab.core.registry import get_model
+def quantity_label(ds: xr.Dataset, name: str) -> str:
+    """Axis label of a summary quantity (the replicate average ``replicate_<name>``)."""
+    units, long_name = "", ""
+    for key in (name, f"replicate_{name}"):
+        if key in ds.variables:
+            units = str(ds[key].attrs.get("units", ""))
+            long_name = str(ds[key].attrs.get("long_name", ""))
+            break
+    model = _model(ds)
+    if model is None:
+        return labels.axis_label(long_name or labels.readable(name), "", units or "1")
+    label = labels.quantity(model, name)
+    return labels.axis_label(label.long_name, label.symbol, label.units or units or "1")
 
-    if "model" in summary.attrs:
-        model = get_model(str(summary.attrs["model"]))
-        if name in [obs.name for obs in model.observables]:
-            return model.observable(name).label()
-    fixed = {"susceptibility": r"susceptibility $\chi$", "binder_cumulant": r"Binder cumulant $G$"}
-    if name in fixed:
-        return fixed[name]
-    variable = summary.get(name)
-    return str(variable.attrs.get("long_name", name)) if variable is not None else name
+
+def _value_text(name: str, value: Any, model: Model | None) -> str:
+    symbol = labels.quantity(model, name).short() if model is not None else name
+    return f"{symbol} = {value:g}" if isinstance(value, int | float) else f"{symbol} = {value}"
 
 
 def draw_snapshot(ax: plt.Axes, ds: xr.Dataset, frame: int, trail: int = 20,
                   label: str = "") -> None:
-    """Draw frame ``frame`` of a run with its model's drawing
-    (:mod:`flocklab.figures.drawing`)."""
-    _drawing(ds).draw(ax, ds, frame, trail=trail, label=label)
+    """Frame ``frame`` of a run drawn by its model (:mod:`flocklab.figures.drawing`), on the
+    whole run's limits."""
+    drawing = _drawing(ds)
+    drawing.draw(ax, ds, frame, trail=trail, label=label)
+    drawing.fix_limits(ax, ds)
 
 
 def snapshot_projection(ds: xr.Dataset) -> str | None:
-    """The axes projection the run's model's drawing asks for (``None``: ordinary 2-D
-    axes)."""
+    """The axes projection the run's model's drawing asks for (``None``: 2-D axes)."""
     return _drawing(ds).projection(ds)
 
 
 def _drawing(ds: xr.Dataset) -> Drawing:
-    from flocklab.core.registry import get_model
-
-    return drawing_of(get_model(str(ds.attrs["model"])))
+    return drawing_of(_model(ds))
 
 
-def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], labels: Sequence[str],
+def snapshot_figure(runs: Sequence[xr.Dataset], frames: Sequence[str], panel_labels: Sequence[str],
                     trail: int = 20, columns: int = 2, title: str = "") -> plt.Figure:
-    """Panels of particle configurations (one per run), as Fig. 1 of Vicsek et al. (1995)."""
+    """Panels of configurations (one per run), as Fig. 1 of Vicsek et al. (1995), with one
+    legend for what the drawings mark."""
+    columns = max(1, min(columns, len(runs)))
     rows = -(-len(runs) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.3 * rows), squeeze=False)
+    legend_width = 1.3 if _drawing(runs[0]).legend_handles(runs[0]) else 0.0
+    fig, axes = style.new_figure(rows, columns, square=True, extra=(legend_width, 0.0))
     for ax in axes.flat[len(runs):]:
         ax.set_visible(False)
-    for index, (ax, ds, which, label) in enumerate(
-            zip(axes.flat, runs, frames, labels, strict=False)):
+    for ax, ds, which, label in zip(axes.flat, runs, frames, panel_labels, strict=False):
         projection = snapshot_projection(ds)
-        if projection is not None:
+        if projection is not None:  # this panel's run is drawn on other axes (3-D)
+            spec, parent = ax.get_subplotspec(), ax.figure
             ax.remove()
-            ax = fig.add_subplot(rows, columns, index + 1, projection=projection)
+            ax = parent.add_subplot(spec, projection=projection)
         frame = 0 if which == "first" else ds.sizes["frame"] - 1
         draw_snapshot(ax, ds, frame, trail=trail if which == "last" else 0, label=label)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
+    _drawing_legend(fig, runs[0])
+    style.title(fig, title)
     return fig
 
 
-def curve_figure(summary: xr.Dataset, x: str, y: str, hue: str | None = None,
+def _drawing_legend(fig: plt.Figure, run: xr.Dataset) -> None:
+    handles = _drawing(run).legend_handles(run)
+    if handles:
+        style.legend(fig, handles=handles, labels=[h.get_label() for h in handles])
+
+
+def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str | None = None,
                  xlabel: str | None = None, ylabel: str | None = None, logx: bool = False,
                  logy: bool = False, title: str = "") -> plt.Figure:
     """Replicate-averaged ``y`` against coordinate ``x`` with error bars, one line per ``hue``
-    (log axes on request)."""
-    values = summary[f"replicate_{y}"]
-    errors = summary[f"replicate_{y}_err"]
-    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    (log axes on request).
+
+    ``y`` may be a list of quantities sharing a unit, drawn as lines of one panel (without
+    ``hue``); a derived quantity among them (a coordinate of the summary, e.g. a closed
+    form) is drawn as a dashed reference line without error bars.
+    """
+    names = [y] if isinstance(y, str) else list(y)
+    model = _model(summary)
+    several = len(names) > 1
+    fig, axes = style.new_figure(extra=(1.5 if hue or several else 0.0, 0.0))
+    ax = axes[0, 0]
     groups: list[tuple[str, Any]] = [("", {})]
     if hue is not None:
-        groups = [(f"{hue} = {value:g}" if isinstance(value, int | float) else f"{hue} = {value}",
-                   {hue: i}) for i, value in enumerate(summary[hue].values.tolist())]
-    markers = "osD^v<>ph*"
-    for number, (label, selection) in enumerate(groups):
-        line = values.isel(selection)
-        line_err = errors.isel(selection)
-        xs = line[x].values if x in line.coords else summary[x].values
-        if line.ndim != 1 or np.ndim(xs) != 1:
-            raise ValueError(f"'{y}' against '{x}' is not one curve per '{hue}': "
-                             f"remaining dimensions {line.dims}")
-        order = np.argsort(xs)
-        ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
-                    marker=markers[number % len(markers)], markersize=4, capsize=2,
-                    linewidth=1, label=label or None)
-    ax.set_xlabel(xlabel or coordinate_label(summary, x))
-    ax.set_ylabel(wrap_label(ylabel or quantity_label(summary, y), 45))
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    if hue is not None:
-        ax.legend(fontsize=8, frameon=False)
-    if title:
-        ax.set_title(wrap_label(title, 60), fontsize=10)
-    fig.tight_layout()
+        groups = [(_value_text(hue, value, model), {hue: i})
+                  for i, value in enumerate(summary[hue].values.tolist())]
+    number = 0
+    for name in names:
+        if f"replicate_{name}" not in summary:
+            _reference_line(ax, summary, x, name, model)
+            continue
+        for label, selection in groups:
+            text = label or (_quantity_text(name, model) if several else "")
+            _errorbar_line(ax, summary, x, name, selection, text, number, hue)
+            number += 1
+    ax.set_xlabel(style.wrap(xlabel or coordinate_label(summary, x), 45))
+    ax.set_ylabel(style.wrap(ylabel or quantity_label(summary, names[0]), 38))
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    if hue is not None or several:
+        style.legend(fig, ax)
+    style.title(fig, title)
     return fig
 
 
-def with_units(label: str, units: str) -> str:
-    """``label [units]``, or ``label`` alone for a dimensionless quantity (units "1" or "")."""
-    return label if units in ("1", "") else f"{label} [{units}]"
+def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection: Any,
+                   label: str, number: int, hue: str | None) -> None:
+    line = summary[f"replicate_{y}"].isel(selection)
+    line_err = summary[f"replicate_{y}_err"].isel(selection)
+    xs = line[x].values if x in line.coords else summary[x].values
+    if line.ndim != 1 or np.ndim(xs) != 1:
+        raise ValueError(f"'{y}' against '{x}' is not one curve per '{hue}': "
+                         f"remaining dimensions {line.dims}")
+    order = np.argsort(xs)
+    ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
+                marker=MARKERS[number % len(MARKERS)], markersize=3.5, capsize=2,
+                linewidth=1, label=label or None)
+
+
+def _reference_line(ax: plt.Axes, summary: xr.Dataset, x: str, name: str,
+                    model: Model | None) -> None:
+    """A derived quantity of the summary (its value at each point, joined) as a dashed
+    line."""
+    values = summary[name]
+    xs = values[x].values if x in values.coords else summary[x].values
+    values = values.squeeze(drop=True)
+    if values.ndim != 1 or np.ndim(xs) != 1:
+        raise ValueError(f"reference '{name}' is not one value per '{x}'")
+    order = np.argsort(xs)
+    ax.plot(xs[order], values.values[order], "--", color="0.3", linewidth=1,
+            label=_quantity_text(name, model), zorder=1)
+
+
+def _quantity_text(name: str, model: Model | None) -> str:
+    """A quantity's legend entry: its long name and symbol (``polarisation $P$``)."""
+    if model is None:
+        return labels.readable(name)
+    label = labels.quantity(model, name)
+    return labels.axis_label(label.long_name, label.symbol)
 
 
 def cell_edges(centres: np.ndarray, log: bool = False) -> np.ndarray:
@@ -197,182 +256,296 @@ def heatmap_grid(summary: xr.Dataset, x: str, y: str, z: str) -> xr.DataArray:
     return values.isel({dim: 0 for dim in others}).transpose(y_dim, x_dim)
 
 
-def _print_cells(ax: plt.Axes, mesh: Any, z: np.ndarray, xc: np.ndarray, yc: np.ndarray
-                 ) -> None:
-    """Each finite value of ``z[i, j]`` (format .2g) at its cell centre (xc[j], yc[i]), in
-    black on light cells and white on dark ones."""
+def cell_text(value: float) -> str:
+    """A cell's value in at most five characters (``0.41``, ``12``, ``5e-07`` → ``5e-7``)."""
+    text = f"{value:.2g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return text
+
+
+def _print_cells(ax: plt.Axes, mesh: Any, z: np.ndarray, xe: np.ndarray, ye: np.ndarray,
+                 xc: np.ndarray, yc: np.ndarray) -> None:
+    """Each finite value of ``z[i, j]`` at its cell centre, in black on light cells and white
+    on dark ones, in a font that fits the narrowest cell (left out where none fits)."""
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    to_pixels = ax.transData.transform
+    widths = [abs(to_pixels((xe[j + 1], yc[0]))[0] - to_pixels((xe[j], yc[0]))[0])
+              for j in range(len(xc))]
+    longest = max((len(cell_text(v)) for v in z[np.isfinite(z)]), default=1)
+    points = min(7.0, 0.9 * min(widths) / max(longest * 0.6, 1) * 72 / fig.dpi)
+    if points < 4.5 or box.height / len(yc) < 8:
+        return
     colours = mesh.to_rgba(np.ma.masked_invalid(z))
     for i, j in np.argwhere(np.isfinite(z)):
         red, green, blue, alpha = colours[i, j]
         light = alpha == 0 or 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
-        ax.text(xc[j], yc[i], f"{z[i, j]:.2g}", ha="center", va="center", fontsize=6,
+        ax.text(xc[j], yc[i], cell_text(z[i, j]), ha="center", va="center", fontsize=points,
                 color="black" if light else "white")
 
 
-def _hatch_missing(fig: plt.Figure, ax: plt.Axes, missing: np.ndarray, xe: np.ndarray,
-                   ye: np.ndarray, label: str) -> None:
-    """Hatched grey cells where ``missing[i, j]``, and a legend entry ``label`` for them."""
-    style = {"facecolor": "0.85", "edgecolor": "0.45", "hatch": "///", "linewidth": 0.0}
+def _hatch_missing(ax: plt.Axes, missing: np.ndarray, xe: np.ndarray, ye: np.ndarray,
+                   label: str) -> list[Any]:
+    """Hatched grey cells where ``missing[i, j]``; the legend handle for them (if any)."""
+    patch = {"facecolor": "0.85", "edgecolor": "0.45", "hatch": "///", "linewidth": 0.0}
     for i, j in np.argwhere(missing):
-        ax.add_patch(Rectangle((xe[j], ye[i]), xe[j + 1] - xe[j], ye[i + 1] - ye[i], **style))
-    if missing.any():
-        fig.legend(handles=[Patch(label=label, **style)], loc="outside lower center",
-                   fontsize=7, frameon=False)
+        ax.add_patch(Rectangle((xe[j], ye[i]), xe[j + 1] - xe[j], ye[i + 1] - ye[i], **patch))
+    return [Patch(label=label, **patch)] if missing.any() else []
+
+
+def draw_power_lines(ax: plt.Axes, lines: Sequence[dict[str, Any]], x_edges: np.ndarray,
+                     y_edges: np.ndarray, log_x: bool) -> list[Any]:
+    """Each ``{coefficient a, exponent b, label}`` of ``lines`` as the curve :math:`y = a x^b`
+    across the map (x from the first to the last cell edge), black, dashed then dotted; the
+    axes stay on the map's cells. Returns the labelled lines (legend handles)."""
+    lo, hi = float(x_edges[0]), float(x_edges[-1])
+    xs = np.geomspace(lo, hi, 256) if log_x and lo > 0 else np.linspace(lo, hi, 256)
+    handles = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for number, line in enumerate(lines):
+            ys = float(line["coefficient"]) * xs ** float(line["exponent"])
+            (drawn,) = ax.plot(xs, ys, ls=("--", ":", "-.")[number % 3], color="black",
+                               lw=1.6, label=line.get("label") or None)
+            if line.get("label"):
+                handles.append(drawn)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(float(y_edges[0]), float(y_edges[-1]))
+    return handles
+
+
+def _map_legend(fig: plt.Figure, handles: Sequence[Any]) -> None:
+    """One legend under the map (hatched cells, power lines, states), outside the data."""
+    if handles:
+        fig.legend(handles=list(handles), loc="outside lower center", frameon=False,
+                   ncols=min(len(handles), 3))
+
+
+def _map_axes(fig: plt.Figure, summary: xr.Dataset, x: str, y: str, logx: bool, logy: bool,
+              xlabel: str | None, ylabel: str | None) -> tuple[plt.Axes, tuple, tuple]:
+    """The axes of a map over ``x`` and ``y`` with ticks at the swept values; returns the
+    axes and the ``(order, centres, edges, ticks)`` of each direction."""
+    x_axis, y_axis = _heatmap_axis(summary[x].values, logx), _heatmap_axis(summary[y].values,
+                                                                           logy)
+    ax = fig.subplots()
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    for axis, (_, centres, _, ticks) in ((ax.xaxis, x_axis), (ax.yaxis, y_axis)):
+        axis.set_ticks(centres, ticks)
+        axis.set_minor_locator(NullLocator())
+    if len(x_axis[1]) > 6:
+        ax.tick_params(axis="x", labelrotation=45)
+    ax.set_xlabel(xlabel or coordinate_label(summary, x))
+    ax.set_ylabel(ylabel or coordinate_label(summary, y))
+    return ax, x_axis, y_axis
+
+
+def _map_figure(n_x: int, n_y: int, extra_width: float = 0.0) -> plt.Figure:
+    """A constrained-layout figure sized for a map of ``n_x`` x ``n_y`` cells."""
+    style.apply()
+    return plt.figure(figsize=(float(np.clip(2.6 + 0.55 * n_x, 4.6, 9.5)) + extra_width,
+                               float(np.clip(2.0 + 0.35 * n_y, 3.4, 7.5))),
+                      layout="constrained")
 
 
 def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = False,
                    logy: bool = False, logz: bool = False, mark_missing: str = "no value",
                    xlabel: str | None = None, ylabel: str | None = None,
-                   zlabel: str | None = None, title: str = "") -> plt.Figure:
+                   zlabel: str | None = None, title: str = "",
+                   lines: Sequence[dict[str, Any]] = ()) -> plt.Figure:
     """Replicate-averaged ``z`` as a colour map over the swept coordinates ``x`` (horizontal)
     and ``y`` (vertical).
 
     One cell per point, centred on its swept values, with edges at the arithmetic (linear
     axis) or geometric (log axis) midpoints between neighbouring values (:func:`cell_edges`);
-    ticks at the swept values; the value printed in each cell (.2g). Cells without a finite
-    value (NaN, e.g. runs that blew up) are hatched grey with the legend entry
-    ``mark_missing``. With ``logz`` the colour scale is logarithmic over the positive values
-    (a cell <= 0 is left white, its value printed). Colour-bar label: the quantity's label and
-    units unless ``zlabel`` is given.
+    ticks at the swept values; the value printed in each cell where it fits
+    (:func:`cell_text`). Cells without a finite value (NaN, e.g. runs that blew up) are
+    hatched grey with the legend entry ``mark_missing``. With ``logz`` the colour scale is
+    logarithmic over the positive values (a cell <= 0 is left white, its value printed).
+    ``lines``: power laws drawn over the map (:func:`draw_power_lines`).
     """
     grid = heatmap_grid(summary, x, y, z)
-    x_order, xc, xe, x_ticks = _heatmap_axis(summary[x].values, logx)
-    y_order, yc, ye, y_ticks = _heatmap_axis(summary[y].values, logy)
+    n_x, n_y = summary[x].size, summary[y].size
+    fig = _map_figure(n_x, n_y)
+    ax, (x_order, xc, xe, _), (y_order, yc, ye, _) = _map_axes(fig, summary, x, y, logx, logy,
+                                                               xlabel, ylabel)
     z_values = grid.values[np.ix_(y_order, x_order)].astype(float)
     missing = ~np.isfinite(z_values)
     shown = z_values[~missing & (z_values > 0)] if logz else z_values[~missing]
     norm = ((LogNorm if logz else Normalize)(shown.min(), shown.max()) if shown.size
             else Normalize(0.0, 1.0))
-    fig, ax = plt.subplots(figsize=(float(np.clip(2.4 + 0.6 * xc.size, 4.8, 10.0)),
-                                    float(np.clip(1.8 + 0.4 * yc.size, 3.4, 8.0))),
-                           layout="constrained")
     cmap = plt.get_cmap("viridis").with_extremes(bad="white")
     mesh = ax.pcolormesh(xe, ye, np.ma.masked_invalid(z_values), norm=norm, cmap=cmap)
-    _print_cells(ax, mesh, z_values, xc, yc)
-    _hatch_missing(fig, ax, missing, xe, ye, mark_missing)
-    ax.set_xscale("log" if logx else "linear")
-    ax.set_yscale("log" if logy else "linear")
-    for axis, centres, ticks in ((ax.xaxis, xc, x_ticks), (ax.yaxis, yc, y_ticks)):
-        axis.set_ticks(centres, ticks)
-        axis.set_minor_locator(NullLocator())
-    ax.set_xlabel(xlabel or coordinate_label(summary, x))
-    ax.set_ylabel(ylabel or coordinate_label(summary, y))
-    units_of = summary[z] if z in summary.variables else summary[f"replicate_{z}"]
     bar = fig.colorbar(mesh, ax=ax)
-    bar.set_label(zlabel or wrap_label(with_units(
-        quantity_label(summary, z), str(units_of.attrs.get("units", ""))), 40), fontsize=9)
-    if title:
-        ax.set_title(title, fontsize=10)
+    bar.set_label(style.wrap(zlabel or quantity_label(summary, z), 38))
+    handles = _hatch_missing(ax, missing, xe, ye, mark_missing)
+    handles += draw_power_lines(ax, lines, xe, ye, logx) if lines else []
+    _map_legend(fig, handles)
+    style.title(fig, title)
+    _print_cells(ax, mesh, z_values, xe, ye, xc, yc)
+    return fig
+
+
+def state_grid(summary: xr.Dataset, x: str, y: str, z: str) -> np.ndarray:
+    """Per-run values of ``z`` as an array (n_y, n_x, replicates) in sweep order; any other
+    dimension must have length 1 (ValueError otherwise)."""
+    for name in (x, y):
+        if summary[name].ndim != 1:
+            raise ValueError(f"map coordinate '{name}' is not one swept dimension: "
+                             f"{summary[name].dims}")
+    x_dim, y_dim = summary[x].dims[0], summary[y].dims[0]
+    values = summary[z]
+    others = [dim for dim in values.dims if dim not in (x_dim, y_dim, "replicate")]
+    if x_dim == y_dim or any(values.sizes[dim] > 1 for dim in others):
+        raise ValueError(f"'{z}' over '{x}' and '{y}' is not one map: dimensions "
+                         f"{dict(values.sizes)}")
+    values = values.isel({dim: 0 for dim in others})
+    if "replicate" not in values.dims:
+        values = values.expand_dims("replicate", axis=-1)
+    return values.transpose(y_dim, x_dim, "replicate").values.astype(float)
+
+
+def modal_states(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Most frequent non-negative integer code along the last axis (ties: the smaller code)
+    and the share of the known runs that have it; NaN where no run is known (NaN or a
+    negative code)."""
+    codes = np.asarray(codes, dtype=float)
+    mode = np.full(codes.shape[:-1], np.nan)
+    share = np.full(codes.shape[:-1], np.nan)
+    for index in np.ndindex(*codes.shape[:-1]):
+        known = codes[index][np.isfinite(codes[index]) & (codes[index] >= 0)].astype(int)
+        if known.size:
+            counts = np.bincount(known)
+            mode[index] = int(np.argmax(counts))
+            share[index] = counts.max() / known.size
+    return mode, share
+
+
+def state_map_figure(summary: xr.Dataset, x: str, y: str, z: str, states: Sequence[str],
+                     logx: bool = False, logy: bool = False,
+                     lines: Sequence[dict[str, Any]] = (), xlabel: str | None = None,
+                     ylabel: str | None = None, title: str = "") -> plt.Figure:
+    """The most frequent state (integer code ``z`` of each run, named by ``states[code]``) of
+    every cell over the swept coordinates ``x`` and ``y`` (:func:`modal_states`), one colour
+    per state with a legend; where the replicates disagree the modal share is printed in the
+    cell; cells without a known state are hatched; ``lines`` drawn over the map."""
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    grid = state_grid(summary, x, y, z)
+    fig = _map_figure(summary[x].size, summary[y].size)
+    ax, (x_order, xc, xe, _), (y_order, yc, ye, _) = _map_axes(fig, summary, x, y, logx, logy,
+                                                               xlabel, ylabel)
+    mode, share = modal_states(grid[np.ix_(y_order, x_order)])
+    count = max(len(states), int(np.nanmax(mode)) + 1 if np.isfinite(mode).any() else 1)
+    colours = [plt.get_cmap("tab10")(k % 10) for k in range(count)]
+    ax.pcolormesh(xe, ye, np.ma.masked_invalid(mode), cmap=ListedColormap(colours),
+                  norm=BoundaryNorm(np.arange(count + 1) - 0.5, count))
+    for i, j in np.argwhere(np.isfinite(share) & (share < 1.0)):
+        ax.text(xc[j], yc[i], f"{share[i, j]:.2g}", ha="center", va="center", fontsize=6)
+    present = sorted({int(code) for code in mode[np.isfinite(mode)]})
+    handles = [Patch(facecolor=colours[code], label=states[code] if code < len(states)
+                     else str(code)) for code in present]
+    handles += _hatch_missing(ax, ~np.isfinite(mode), xe, ye, "no known state")
+    handles += draw_power_lines(ax, lines, xe, ye, logx) if lines else []
+    _map_legend(fig, handles)
+    style.title(fig, title)
     return fig
 
 
 def wrap_label(label: str, width: int) -> str:
-    """``label`` wrapped to lines of about ``width`` characters, never inside ``$...$`` math."""
-    parts = label.split("$")
-    protected = "$".join(part.replace(" ", "\0") if number % 2 else part
-                         for number, part in enumerate(parts))
-    return textwrap.fill(protected, width, break_long_words=False,
-                         break_on_hyphens=False).replace("\0", " ")
+    """``label`` wrapped to lines of about ``width`` characters (:func:`style.wrap`)."""
+    return style.wrap(label, width)
 
 
-def _observable_axis_label(observable: Observable) -> str:
-    """Axis label of a declared observable: its label, and its units unless dimensionless."""
-    return with_units(observable.label(), observable.units)
+def _observable_label(model: Model, name: str, width: int) -> str:
+    return style.wrap(labels.quantity(model, name).axis(), width)
+
+
+def _time_label(run: xr.Dataset) -> str:
+    units = str(run["time"].attrs.get("units", "1"))
+    return "time step" if units in ("1", "") else labels.axis_label("time", "t", units)
 
 
 def series_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
-                  labels: Sequence[str], logy: bool = False, title: str = "",
+                  run_labels: Sequence[str], logy: bool = False, title: str = "",
                   x: str | None = None) -> plt.Figure:
     """Observables of several runs against time, one panel per observable, one line per run;
-    axis labels from the model's declarations.
+    axis labels from the model's declarations, aligned, one legend outside the panels.
 
     With ``x`` (a recorded observable of the same runs), each observable is drawn against
     ``x`` instead of time (a phase-plane path): a thin line per run in the run's colour and
     markers coloured by time (colour bar), so that a path travelled out and back (e.g. a
     parameter stepped up and then down) shows its two branches.
     """
-    from flocklab.core.registry import get_model
-
-    model = get_model(str(runs[0].attrs["model"]))
+    model = _model(runs[0])
     if x is not None:
-        return _phase_figure(runs, observables, labels, model, x, logy, title)
-    fig, axes = plt.subplots(len(observables), 1, figsize=(5.2, 2.4 * len(observables) + 0.6),
-                             sharex=True, squeeze=False)
+        return _phase_figure(runs, observables, run_labels, model, x, logy, title)
+    fig, axes = style.new_figure(len(observables), 1, sharex=True,
+                                 extra=(1.2 if any(run_labels) else 0.0, 0.0))
     for ax, name in zip(axes[:, 0], observables, strict=True):
-        for run, label in zip(runs, labels, strict=True):
+        for run, label in zip(runs, run_labels, strict=True):
             ax.plot(run["time"].values, run[name].values, linewidth=1, label=label or None)
-        ax.set_ylabel(_observable_axis_label(model.observable(name)), fontsize=9)
-        if logy:
-            ax.set_yscale("log")
-    axes[-1, 0].set_xlabel(f"time [{runs[0]['time'].attrs.get('units', '')}]")
-    if any(labels):
-        axes[0, 0].legend(fontsize=7, frameon=False)
-    if title:
-        axes[0, 0].set_title(title, fontsize=10)
-    fig.tight_layout()
+        ax.set_ylabel(_observable_label(model, name, 30))
+        ax.set_yscale("log" if logy else "linear")
+    axes[-1, 0].set_xlabel(_time_label(runs[0]))
+    fig.align_ylabels(axes[:, 0])
+    if any(run_labels):
+        style.legend(fig, axes)
+    style.title(fig, title)
     return fig
 
 
 def _phase_figure(runs: Sequence[xr.Dataset], observables: Sequence[str],
-                  labels: Sequence[str], model: Model, x: str, logy: bool,
+                  run_labels: Sequence[str], model: Model, x: str, logy: bool,
                   title: str) -> plt.Figure:
     """Observables against the observable ``x`` of the same runs, markers coloured by time
     (shared colour scale over all runs), one marker shape and line colour per run."""
-    fig, axes = plt.subplots(len(observables), 1, figsize=(5.6, 2.4 * len(observables) + 0.6),
-                             sharex=True, squeeze=False, layout="constrained")
+    fig, axes = style.new_figure(len(observables), 1, sharex=True, extra=(1.6, 0.0))
     t_max = max(float(np.nanmax(run["time"].values)) for run in runs)
-    markers = "osD^v<>ph*"
     points = None
     for ax, name in zip(axes[:, 0], observables, strict=True):
-        for number, (run, label) in enumerate(zip(runs, labels, strict=True)):
+        for number, (run, label) in enumerate(zip(runs, run_labels, strict=True)):
             xs, ys = run[x].values, run[name].values
             (line,) = ax.plot(xs, ys, linewidth=0.6, alpha=0.45, label=label or None)
             points = ax.scatter(xs, ys, c=run["time"].values, cmap="viridis", vmin=0.0,
-                                vmax=t_max, s=9, marker=markers[number % len(markers)],
+                                vmax=t_max, s=9, marker=MARKERS[number % len(MARKERS)],
                                 edgecolors=line.get_color(), linewidths=0.3, zorder=3)
-        ax.set_ylabel(wrap_label(_observable_axis_label(model.observable(name)), 34),
-                      fontsize=9)
-        if logy:
-            ax.set_yscale("log")
-    axes[-1, 0].set_xlabel(_observable_axis_label(model.observable(x)))
+        ax.set_ylabel(_observable_label(model, name, 30))
+        ax.set_yscale("log" if logy else "linear")
+    axes[-1, 0].set_xlabel(_observable_label(model, x, 50))
+    fig.align_ylabels(axes[:, 0])
     bar = fig.colorbar(points, ax=axes[:, 0].tolist(), fraction=0.05, pad=0.02)
-    bar.set_label(f"time [{runs[0]['time'].attrs.get('units', '')}]", fontsize=9)
-    if any(labels):
-        axes[0, 0].legend(fontsize=7, frameon=False)
-    if title:
-        axes[0, 0].set_title(title, fontsize=10)
+    bar.set_label(_time_label(runs[0]))
+    if any(run_labels):
+        style.legend(fig, axes)
+    style.title(fig, title)
     return fig
 
 
 def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
                 title: str = "") -> FuncAnimation:
-    """Animation of a run's snapshot frames (arrows and trails)."""
+    """Animation of a run's frames drawn by its model, on limits fixed over the whole run,
+    with the model's legend and the time (with its unit) in each frame's title."""
     projection = snapshot_projection(ds)
-    fig, ax = plt.subplots(figsize=(4.2, 4.4), subplot_kw=None if projection is None
-                           else {"projection": projection})
+    fig, axes = style.new_figure(square=True, projection=projection,
+                                 extra=(1.3 if _drawing(ds).legend_handles(ds) else 0.0, 0.3))
+    ax = axes[0, 0]
     frames = list(range(0, ds.sizes["frame"], stride))
+    _drawing_legend(fig, ds)
+    style.title(fig, title)
 
     def draw(frame: int) -> list:
         ax.clear()
         draw_snapshot(ax, ds, frame, trail=trail)
-        if title:
-            ax.set_title(f"{title}\nt = {ds['frame'].values[frame]:g}", fontsize=9)
         return []
 
     return FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
 
 
-def _finish(fig: plt.Figure, ax: plt.Axes, title: str) -> plt.Figure:
-    ax.legend(fontsize=7, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-def _curve_label(labels: dict) -> str:
-    return ", ".join(f"{name} = {value:g}" if isinstance(value, int | float) else
-                     f"{name} = {value}" for name, value in labels.items())
+def _curve_label(values: dict, model: Model | None) -> str:
+    return ", ".join(_value_text(name, value, model) for name, value in values.items())
 
 
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
@@ -387,14 +560,18 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
     critical_name = f"{control}_c"
     control_dim = summary[coordinate].dims[0]
     label_dims = list(critical[critical_name].dims)
-    fig, ax = plt.subplots(figsize=(4.8, 3.8))
+    model = _model(summary)
+    fig, axes = style.new_figure(extra=(1.9, 0.0))
+    ax = axes[0, 0]
     combos = [{}] if not label_dims else [
         dict(zip(label_dims, values, strict=True)) for values in
         np.array(np.meshgrid(*[critical[d].values for d in label_dims],
                              indexing="ij")).reshape(len(label_dims), -1).T.tolist()]
-    for number, labels in enumerate(combos):
-        fit = critical.sel(labels) if labels else critical
-        curve = summary.sel(labels) if labels else summary
+    greek = {"beta": r"\beta", "delta": r"\delta", "nu": r"\nu", "gamma": r"\gamma"}
+    exponent_symbol = f"${greek.get(exponent, exponent)}$"
+    for number, selection in enumerate(combos):
+        fit = critical.sel(selection) if selection else critical
+        curve = summary.sel(selection) if selection else summary
         x = curve[coordinate].values.astype(float)
         v = curve[f"replicate_{observable}"].values
         err = curve[f"replicate_{observable}_err"].values
@@ -406,26 +583,30 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         keep = s > 0
         color = f"C{number % 10}"
         ax.errorbar(np.log(s[keep & used]), np.log(v[keep & used]),
-                    yerr=(err / v)[keep & used], fmt="o", color=color, markersize=4, capsize=2)
+                    yerr=(err / v)[keep & used], fmt="o", color=color, markersize=3.5,
+                    capsize=2)
         ax.plot(np.log(s[keep & ~used]), np.log(v[keep & ~used]), "o", mfc="none", color=color,
-                markersize=4)
+                markersize=3.5)
         if "short" in fit:   # points short of 50 tau_int: crossed
             short = fit["short"].values.astype(bool) & keep
-            ax.plot(np.log(s[short]), np.log(v[short]), "x", color=color, markersize=6)
+            ax.plot(np.log(s[short]), np.log(v[short]), "x", color=color, markersize=5)
         grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 40)
         slope = float(fit[exponent])
         low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
-        text = f"{exponent} = {slope:.2f} [{low:.2f}, {high:.2f}]"
+        text = f"{exponent_symbol} = {slope:.2f} [{low:.2f}, {high:.2f}]"
         if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
             text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
                      f"{float(fit[f'{exponent}_half2']):.2f}")
         ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
-                color=color, label=f"{_curve_label(labels)}: {text}" if labels else text)
+                color=color,
+                label=f"{_curve_label(selection, model)}: {text}" if selection else text)
     reduced = (rf"({symbol}_c - {symbol})/{symbol}_c" if side == "below"
                else rf"({symbol} - {symbol}_c)/{symbol}_c")
-    ax.set_xlabel(rf"$\ln[{reduced}]$")
+    ax.set_xlabel(rf"reduced distance $\ln[{reduced}]$")
     ax.set_ylabel(rf"$\ln {p_symbol}$")
-    return _finish(fig, ax, title)
+    style.legend(fig, ax, title="68 % intervals")
+    style.title(fig, title)
+    return fig
 
 
 def _fitted_curve(fit: xr.Dataset, critical: float, exponent: str, side: str,
@@ -455,28 +636,35 @@ def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
             data[f"replicate_{observable}_err"].values)
 
 
+def _no_data(fig: plt.Figure, ax: plt.Axes, text: str, title: str) -> plt.Figure:
+    ax.text(0.5, 0.5, style.wrap(text, 40), ha="center", va="center", transform=ax.transAxes)
+    ax.set_axis_off()
+    style.title(fig, title)
+    return fig
+
+
 def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
     """Data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
     size, control, symbol, p_symbol, lengths, x, v, err = _fss_arrays(summary, fss)
-    fig, ax = plt.subplots(figsize=(4.8, 3.8))
+    fig, axes = style.new_figure(extra=(1.1, 0.0))
+    ax = axes[0, 0]
     name = f"collapse_{control}_c"
     if name not in fss:
-        ax.text(0.5, 0.5, "no collapse (see fss.json)", ha="center", transform=ax.transAxes)
-        return fig
+        return _no_data(fig, ax, "no collapse: the fit failed (see fss.json)", title)
     critical = float(fss[name])
     beta_over_nu = float(fss["collapse_beta_over_nu"])
     inverse_nu = float(fss["collapse_inverse_nu"])
     for number, length in enumerate(lengths):
         scale = length**beta_over_nu
         ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
-                    yerr=err[number] * scale, marker="os^Dv"[number % 5], markersize=3,
-                    linewidth=0.8, capsize=1.5, label=f"{size} = {length:g}")
+                    yerr=err[number] * scale, marker=MARKERS[number % 5], markersize=3,
+                    linewidth=0.8, capsize=1.5, label=f"${size}$ = {length:g}")
     ax.set_xlabel(rf"$({symbol} - {symbol}_c)\,{size}^{{1/\nu}}$")
     ax.set_ylabel(rf"${p_symbol}\,{size}^{{\beta/\nu}}$")
-    ax.set_title(title or f"{control}_c = {critical:.3f}, β/ν = {beta_over_nu:.3f}, "
-                 f"1/ν = {inverse_nu:.3f}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False)
-    fig.tight_layout()
+    style.panel_title(ax, rf"${symbol}_c$ = {critical:.3f}, $\beta/\nu$ = {beta_over_nu:.3f}, "
+                          rf"$1/\nu$ = {inverse_nu:.3f}")
+    style.legend(fig, ax)
+    style.title(fig, title)
     return fig
 
 
@@ -488,85 +676,64 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     name = f"{control}_c_chi"
     values = fss[name].values
     low, high = fss[f"{name}_ci_low"].values, fss[f"{name}_ci_high"].values
-    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    fig, axes = style.new_figure(extra=(1.8, 0.0))
+    ax = axes[0, 0]
     abscissa = lengths ** (-inverse_nu)
     yerr = np.array([np.nan_to_num(values - low), np.nan_to_num(high - values)])
     ax.errorbar(abscissa, values, yerr=np.clip(yerr, 0, None), fmt="o", capsize=2,
-                label=r"$\chi$ maximum")
+                label=r"$\chi$ maximum (68 %)")
     if "binder_crossing" in fss and fss.sizes.get("size_pair", 0):
         pair_sizes = np.sqrt(lengths[:-1] * lengths[1:])
         ax.plot(pair_sizes ** (-inverse_nu), fss["binder_crossing"].values, "s", mfc="none",
-                label="Binder crossing (consecutive sizes)")
+                label="Binder crossing of consecutive sizes")
     if f"{control}_c_inf" in fss:
         grid = np.linspace(0, abscissa.max() * 1.05, 50)
         ax.plot(grid, float(fss[f"{control}_c_inf"]) + float(fss["extrapolation_amplitude"])
                 * grid, "-", label=rf"fit, ${symbol}_c(\infty)$ = "
                 f"{float(fss[f'{control}_c_inf']):.3f}")
-    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ (1/ν = {inverse_nu:.2f})")
+    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ ($1/\nu$ = {inverse_nu:.2f})")
     ax.set_ylabel(rf"${symbol}_c({size})$")
-    return _finish(fig, ax, title)
+    style.legend(fig, ax)
+    style.title(fig, title)
+    return fig
 
 
 def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Histograms of P at the point nearest each size's susceptibility peak."""
-    size, control, _, p_symbol, lengths, *_ = _fss_arrays(summary, fss)
-    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    """Histograms of P at the point nearest each size's susceptibility peak; a bimodal one
+    is marked "discontinuous?" in the legend (two peaks: no exponent should be quoted)."""
+    size, control, symbol, p_symbol, lengths, *_ = _fss_arrays(summary, fss)
+    fig, axes = style.new_figure(extra=(2.0, 0.0))
+    ax = axes[0, 0]
     if "histogram_near_peak" not in fss:
-        ax.text(0.5, 0.5, f"no histogram: {fss.attrs['observable']} has no declared range",
-                ha="center", transform=ax.transAxes)
-        return fig
+        return _no_data(fig, ax, f"no histogram: {p_symbol} has no declared range", title)
     centres = fss["bin"].values
     width = centres[1] - centres[0] if centres.size > 1 else 1.0
     histograms = fss["histogram_near_peak"].values
     peaks = fss[f"{control}_c_chi"].values
     flags = fss["bimodal"].values
     for number, length in enumerate(lengths):
-        mark = " (bimodal)" if flags[number] else ""
+        mark = ", bimodal: discontinuous?" if flags[number] else ""
         ax.step(centres, histograms[number] / width, where="mid",
-                label=f"{size} = {length:g}, {control} ≈ {peaks[number]:.2f}{mark}")
+                label=f"${size}$ = {length:g}, ${symbol}$ ≈ {peaks[number]:.2f}{mark}")
     ax.set_xlabel(rf"${p_symbol}$")
     ax.set_ylabel("probability density")
-    ax.legend(fontsize=7, frameon=False)
-    ax.set_title(title or f"distribution of ${p_symbol}$ near the susceptibility peak",
-                 fontsize=9)
-    fig.tight_layout()
+    style.legend(fig, ax, title=r"near the $\chi$ maximum")
+    style.title(fig, title)
     return fig
 
 
 # --------------------------------------------------------------------------- sensitivity
 
 
-
 def output_label(model_name: str, output: str) -> str:
-    """Label of a per-run metric from the model's declarations (e.g. ``<v_a> after burn-in``)."""
-    from flocklab.analysis.timeseries import run_variables
+    """Label of a per-run output from the model's declarations (e.g. ``time average of
+    polar order parameter <v_a>``)."""
     from flocklab.core.registry import get_model
 
-    model = get_model(model_name)
-    primary = model.observable(model.primary_observable)
-    symbol = f"${primary.symbol}$" if primary.symbol else primary.name
-    if output == f"{primary.name}_mean":
-        return rf"$\langle${symbol}$\rangle$ after burn-in"
-    if output == "time_to_order":
-        return f"time to reach {symbol} ≥ threshold [{model.time_units}]"
-    units, long_name = run_variables(model).get(output, ("1", output))
-    return with_units(long_name, units)
+    return labels.quantity(get_model(model_name), output).axis()
+
+
 VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
-
-
-def _output_grid(outputs: list[str], width: float = 3.6, height: float = 3.2
-                 ) -> tuple[plt.Figure, np.ndarray]:
-    fig, axes = plt.subplots(1, len(outputs), figsize=(width * len(outputs), height),
-                             squeeze=False)
-    return fig, axes[0]
-
-
-def _finish_grid(fig: plt.Figure, axes: np.ndarray, title: str) -> plt.Figure:
-    axes[0].legend(fontsize=7, frameon=False)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return fig
 
 
 def log_spaced(levels: np.ndarray) -> bool:
@@ -574,119 +741,141 @@ def log_spaced(levels: np.ndarray) -> bool:
     return bool(levels.size > 1 and np.all(levels > 0) and levels.max() >= 100 * levels.min())
 
 
+def _verdict_lines(sensitivity: xr.Dataset) -> list[str]:
+    """``[verdict] claim — evidence`` per claim, the outputs and factors named by their
+    symbols."""
+    if "claim" not in sensitivity.dims:
+        return []
+    model = _model(sensitivity)
+    names = [*sensitivity["output"].values.astype(str),
+             *sensitivity["parameter"].values.astype(str)]
+    lines = []
+    for text, verdict, evidence in zip(sensitivity["claim_text"].values.astype(str),
+                                       sensitivity["claim_verdict"].values.astype(str),
+                                       sensitivity["claim_evidence"].values.astype(str),
+                                       strict=True):
+        for name in sorted(names, key=len, reverse=True):
+            short = labels.quantity(model, name).short() if model else name
+            evidence = re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])",
+                              lambda _, text=short: text, evidence)
+        lines.append(f"[{VERDICT_MARKS.get(verdict, verdict)}] {text} — {evidence}")
+    return lines
+
+
 def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """One-at-a-time curves: each output (rows) against each factor (columns), replicate
-    means with standard-error bars; claim verdicts listed under the panels. A factor whose
-    levels are positive and span two decades or more gets a logarithmic axis."""
+    means with standard-error bars over the single runs; the claims and their verdicts in a
+    band under the panels. A factor whose levels are positive and span two decades or more
+    gets a logarithmic axis."""
     outputs = sensitivity["output"].values.astype(str).tolist()
     factors = sensitivity["parameter"].values.astype(str).tolist()
-    verdict_lines = []
-    if "claim" in sensitivity.dims:
-        for text, verdict, evidence in zip(sensitivity["claim_text"].values.astype(str),
-                                           sensitivity["claim_verdict"].values.astype(str),
-                                           sensitivity["claim_evidence"].values.astype(str),
-                                           strict=True):
-            verdict_lines.append(f"[{VERDICT_MARKS.get(verdict, verdict)}] {text} — {evidence}")
-    extra = 0.22 * len(verdict_lines)
-    fig, axes = plt.subplots(len(outputs), len(factors),
-                             figsize=(3.0 * len(factors), 2.5 * len(outputs) + extra),
-                             squeeze=False)
+    model_name = str(sensitivity.attrs["model"])
+    fig, axes = style.new_figure(len(outputs), len(factors), notes=_verdict_lines(sensitivity))
     for i, output in enumerate(outputs):
         for j, factor in enumerate(factors):
-            ax = axes[i, j]
-            levels = sensitivity["level_value"].sel(parameter=factor).values
-            keep = np.isfinite(levels)
-            mean = sensitivity["response_mean"].sel(output=output, parameter=factor).values
-            sem = sensitivity["response_sem"].sel(output=output, parameter=factor).values
-            runs = sensitivity["response"].sel(output=output, parameter=factor).values
-            for k in np.flatnonzero(keep):
-                ax.plot(np.full(runs.shape[-1], levels[k]), runs[k], ".", color="0.7",
-                        markersize=3, zorder=1)
-            ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
-                        markersize=4, capsize=2, linewidth=1, zorder=2)
-            if log_spaced(levels[keep]):
-                ax.set_xscale("log")
+            _oat_panel(axes[i, j], sensitivity, output, factor)
             if i == len(outputs) - 1:
-                ax.set_xlabel(coordinate_label(sensitivity, factor))
+                axes[i, j].set_xlabel(style.wrap(coordinate_label(sensitivity, factor), 30))
             if j == 0:
-                ax.set_ylabel(output_label(str(sensitivity.attrs["model"]), output),
-                              fontsize=8)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    bottom = extra / fig.get_figheight() if verdict_lines else 0.0
-    fig.tight_layout(rect=(0, bottom, 1, 1))
-    for number, line in enumerate(verdict_lines):
-        fig.text(0.01, bottom - (number + 0.8) * 0.22 / fig.get_figheight(), line,
-                 fontsize=6.5, ha="left", va="center")
+                axes[i, j].set_ylabel(style.wrap(output_label(model_name, output), 28))
+    for j in range(len(factors)):
+        fig.align_xlabels(axes[:, j])
+    fig.align_ylabels(axes[:, 0])
+    style.title(fig, title)
     return fig
+
+
+def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) -> None:
+    levels = sensitivity["level_value"].sel(parameter=factor).values
+    keep = np.isfinite(levels)
+    mean = sensitivity["response_mean"].sel(output=output, parameter=factor).values
+    sem = sensitivity["response_sem"].sel(output=output, parameter=factor).values
+    runs = sensitivity["response"].sel(output=output, parameter=factor).values
+    for k in np.flatnonzero(keep):
+        ax.plot(np.full(runs.shape[-1], levels[k]), runs[k], ".", color="0.7", markersize=3,
+                zorder=1)
+    ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
+                markersize=3.5, capsize=2, linewidth=1, zorder=2)
+    if log_spaced(levels[keep]):
+        ax.set_xscale("log")
+
+
+def _output_panels(sensitivity: xr.Dataset, extra: float = 1.4
+                   ) -> tuple[plt.Figure, np.ndarray, list[str], list[str]]:
+    outputs = sensitivity["output"].values.astype(str).tolist()
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    fig, axes = style.new_figure(1, len(outputs), extra=(extra, 0.0))
+    model_name = str(sensitivity.attrs["model"])
+    for ax, output in zip(axes[0], outputs, strict=True):
+        style.panel_title(ax, output_label(model_name, output))
+    return fig, axes[0], outputs, factors
 
 
 def morris_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """Morris screening: sigma against mu* per output, with mu*'s confidence interval; the
     dashed line sigma = mu* separates mostly linear effects (below) from non-linear or
     interacting ones (above)."""
-    outputs = sensitivity["output"].values.astype(str).tolist()
-    factors = sensitivity["parameter"].values.astype(str).tolist()
-    fig, axes = _output_grid(outputs)
+    fig, axes, outputs, factors = _output_panels(sensitivity)
     for ax, output in zip(axes, outputs, strict=True):
         ds = sensitivity.sel(output=output)
         mu_star, sigma, conf = (ds[n].values for n in ("mu_star", "sigma", "mu_star_conf"))
         for k, factor in enumerate(factors):
-            ax.errorbar(mu_star[k], sigma[k], xerr=conf[k], marker="o", markersize=5,
+            ax.errorbar(mu_star[k], sigma[k], xerr=conf[k], marker="o", markersize=4,
                         capsize=2, linestyle="none", color=f"C{k}",
                         label=coordinate_label(sensitivity, factor))
         top = np.nanmax(np.r_[mu_star + conf, sigma, 1e-12]) * 1.1
         ax.plot([0, top], [0, top], "--", color="0.6", linewidth=0.8)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
-        ax.set_xlabel(r"$\mu^*$")
-        ax.set_ylabel(r"$\sigma$")
-        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
-    return _finish_grid(fig, axes, title)
+        ax.set_xlabel(r"mean absolute effect $\mu^*$")
+        ax.set_ylabel(r"spread of effects $\sigma$")
+    style.legend(fig, axes)
+    style.title(fig, title)
+    return fig
 
 
 def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """First-order (S1) and total (ST) Sobol' indices per factor and output, with the
     bootstrap confidence intervals as error bars."""
-    outputs = sensitivity["output"].values.astype(str).tolist()
-    factors = sensitivity["parameter"].values.astype(str).tolist()
     confidence = json.loads(sensitivity.attrs["settings"])["confidence"]
-    fig, axes = _output_grid(outputs)
+    fig, axes, outputs, factors = _output_panels(sensitivity, extra=1.0)
     positions = np.arange(len(factors))
+    model = _model(sensitivity)
+    names = [labels.quantity(model, f).short() if model else f for f in factors]
     for ax, output in zip(axes, outputs, strict=True):
         ds = sensitivity.sel(output=output)
         for shift, index, colour in ((-0.18, "S1", "C0"), (0.18, "ST", "C1")):
             ax.bar(positions + shift, ds[index].values, width=0.36, yerr=ds[f"{index}_conf"],
                    capsize=2, color=colour, label=f"$S_{{{index[1:]}}}$")
         ax.axhline(0, color="0.3", linewidth=0.6)
-        ax.set_xticks(positions, [coordinate_label(sensitivity, f) for f in factors])
+        ax.set_xticks(positions, names, rotation=30 if len(factors) > 4 else 0)
         ax.set_ylim(min(-0.05, float(np.nanmin(ds["S1"] - ds["S1_conf"]))), 1.05)
-        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
     axes[0].set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
-    return _finish_grid(fig, axes, title)
+    style.legend(fig, axes)
+    style.title(fig, title)
+    return fig
 
 
 def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """Indices against the number of base samples (Sobol: S1 solid, ST dashed) or
     trajectories (Morris: mu*), with confidence bands."""
-    outputs = sensitivity["output"].values.astype(str).tolist()
-    factors = sensitivity["parameter"].values.astype(str).tolist()
     sobol = sensitivity.attrs["method"] == "sobol"
     indices = [("S1", "-"), ("ST", "--")] if sobol else [("mu_star", "-")]
-    fig, axes = _output_grid(outputs)
+    fig, axes, outputs, factors = _output_panels(sensitivity)
     sizes = sensitivity["sample_size"].values
     for ax, output in zip(axes, outputs, strict=True):
         ds = sensitivity.sel(output=output)
         for k, factor in enumerate(factors):
-            for index, style in indices:
+            for index, line in indices:
                 values = ds[f"{index}_convergence"].isel(parameter=k).values
                 conf = ds[f"{index}_conf_convergence"].isel(parameter=k).values
-                ax.plot(sizes, values, style, marker="o", markersize=3, color=f"C{k}",
-                        label=coordinate_label(sensitivity, factor) if style == "-" else None)
+                ax.plot(sizes, values, line, marker="o", markersize=3, color=f"C{k}",
+                        label=coordinate_label(sensitivity, factor) if line == "-" else None)
                 ax.fill_between(sizes, values - conf, values + conf, color=f"C{k}", alpha=0.12,
                                 linewidth=0)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("base samples N" if sobol else "trajectories")
-        ax.set_title(output_label(str(sensitivity.attrs["model"]), output), fontsize=9)
+        ax.set_xlabel("base samples $N$" if sobol else "trajectories")
     axes[0].set_ylabel(r"$S_1$ (solid), $S_T$ (dashed)" if sobol else r"$\mu^*$")
-    return _finish_grid(fig, axes, title)
+    style.legend(fig, axes)
+    style.title(fig, title)
+    return fig

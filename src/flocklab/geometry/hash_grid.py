@@ -391,6 +391,12 @@ class NeighbourGrid:
             self.index = np.empty(int(total * 1.5) + 16, np.int64)
         neighbour_pass(self.chunks, *grid, self.index, True)
 
+    @property
+    def n_alive(self) -> int:
+        """Alive agents at the last :meth:`update`: the first ``n_alive`` entries of
+        ``order`` are their indices in cell order."""
+        return int(self.gi[_NALIVE])
+
     def neighbours(self, i: int) -> np.ndarray:
         """Neighbour indices of agent ``i`` (a view)."""
         return self.index[self.start[i]:self.start[i + 1]]

@@ -37,12 +37,24 @@ def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
     write_netcdf(with_provenance(design_record_dataset(record, design, points)), out)
 
 
+def display_names(model_name: str, names: list[str]) -> dict[str, str]:
+    """The long name of each of a model's parameters or outputs ``names`` (for evidence)."""
+    from flocklab.core.registry import get_model
+    from flocklab.figures.labels import quantity
+
+    model = get_model(model_name)
+    return {name: quantity(model, name).long_name for name in names}
+
+
 def run_analysis(design_path: str | os.PathLike, summary_path: str | os.PathLike,
                  settings: Mapping[str, Any], replicates: int, out_nc: str | os.PathLike,
                  out_json: str | os.PathLike) -> None:
     """Read the design and the summary, :func:`analyse_sensitivity` them and write both
     outputs."""
-    ds, document = analyse_sensitivity(open_dataset(design_path), open_dataset(summary_path),
-                                       settings, replicates)
+    design = open_dataset(design_path)
+    names = display_names(design.attrs["model"], [*settings["outputs"],
+                                                  *design["parameter"].values.tolist()])
+    ds, document = analyse_sensitivity(design, open_dataset(summary_path), settings,
+                                       replicates, names)
     write_json(document, out_json)
     write_netcdf(with_provenance(ds), out_nc)

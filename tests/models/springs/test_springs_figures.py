@@ -121,7 +121,8 @@ def test_stability_figure_plots_the_table(tmp_path):
     fig = task_figure({"kind": "task", "task": "t", "title": "T", "options": {}}, path)
     lines = _lines(fig)
     methods = ["explicit_euler", "rk4", "implicit_euler", "implicit_midpoint", "scipy_DOP853"]
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == methods
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "explicit Euler", "RK4", "implicit Euler", "implicit midpoint", "DOP853 (SciPy)"]
     for config, offset in (("A", -0.3), ("B", 0.3)):
         rows = [r for r in STABILITY_ROWS if r[0] == config]
         for index, kind, key in ((3, "measured", "dt_measured"), (2, "theory", "dt_theory")):
@@ -189,10 +190,10 @@ def test_accuracy_figure_plots_errors_and_orders(tmp_path):
     assert all(out.stat().st_size > 0 for out in outputs)
     fig = task_figure({"kind": "task", "task": "t", "options": {}}, path)
     lines = _lines(fig)
-    assert set(lines) == {"rk4 (order 4.00)", "semi_implicit_euler (order 1.04)"}
-    np.testing.assert_allclose(lines["rk4 (order 4.00)"].get_xdata(), [0.01, 0.005])
-    np.testing.assert_allclose(lines["rk4 (order 4.00)"].get_ydata(), [1.6e-7, 1.0e-8])
-    semi = lines["semi_implicit_euler (order 1.04)"]
+    assert set(lines) == {"RK4 (order 4.00)", "semi-implicit Euler (order 1.04)"}
+    np.testing.assert_allclose(lines["RK4 (order 4.00)"].get_xdata(), [0.01, 0.005])
+    np.testing.assert_allclose(lines["RK4 (order 4.00)"].get_ydata(), [1.6e-7, 1.0e-8])
+    semi = lines["semi-implicit Euler (order 1.04)"]
     np.testing.assert_allclose(semi.get_xdata(), [0.01, 0.0025])
     np.testing.assert_allclose(semi.get_ydata(), [2e-3, 5e-4])
     assert fig.axes[0].get_xscale() == fig.axes[0].get_yscale() == "log"

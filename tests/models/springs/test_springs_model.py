@@ -130,7 +130,7 @@ def test_draw_chain_on_ordinary_axes_and_cloth_in_3d():
     figure, ax = plt.subplots()
     drawing_of(model).draw(ax, chain_run, 1, label="test")
     assert not isinstance(ax, Axes3D) and len(ax.collections) == 1
-    assert "t = 0.05 s" in ax.get_title() and ax.get_ylabel() == "y (m)"
+    assert "t = 0.05 s" in ax.get_title() and ax.get_ylabel() == "$y$ (m)"
     segments = ax.collections[0].get_segments()
     system = model.build({**{p.name: p.default for p in model.parameters}, **TONGUE})
     x, y = chain_run["x"].values[1], chain_run["y"].values[1]

@@ -159,7 +159,8 @@ def test_series_against_an_observable_draws_the_recorded_pairs():
         np.testing.assert_array_equal(points.get_offsets()[:, 0], ds["orientation_width"].values)
         np.testing.assert_array_equal(points.get_array(), ds["time"].values)
     width = get_model("zonal").observable("orientation_width")
-    assert axes[1].get_xlabel() == f"{width.label()} [{width.units}]"
+    assert width.units == "1"     # dimensionless: no unit shown
+    assert axes[1].get_xlabel() == f"{width.long_name} ${width.symbol}$"
     assert len(fig.axes) == 3 and fig.axes[2].get_ylabel().startswith("time")  # colour bar
     against_time = plotting.series_figure([ds], ["polarisation"], ["one run"])
     (line,) = against_time.axes[0].get_lines()

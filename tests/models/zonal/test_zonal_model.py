@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -97,7 +98,8 @@ def test_informed_majority_steers_the_group_toward_g():
                            preferred_angle=60.0, omega=0.5, speed=1.0, turning_rate=114.6,
                            noise=0.01, start_radius=4.0, field_of_view=360.0,
                            t_end=100.0, dt=0.2, record_every=1.0, seed=3)
-    accuracy, accuracy_cos, travel = Zonal._accuracy(ds, ds["time"].values >= 50.0)
+    accuracy, accuracy_cos, travel = Zonal._accuracy(
+        ds, Zonal._travel(ds, ds["time"].values >= 50.0))
     assert accuracy > 0.9 and accuracy_cos > math.cos(math.radians(18.0))
     assert abs(travel - 60.0) < 18.0
 
@@ -110,8 +112,72 @@ def test_accuracy_is_measured_toward_g_also_without_informed_agents():
                      "centroid_z": ("time", [0.0, 0.0, 0.0])},
                     coords={"time": [0.0, 1.0, 2.0]},
                     attrs={"dim": 2, "preferred_angle": 0.0, "informed_fraction": 0.0})
-    accuracy, accuracy_cos, travel = Zonal._accuracy(ds, np.ones(3, bool))
+    accuracy, accuracy_cos, travel = Zonal._accuracy(ds, Zonal._travel(ds, np.ones(3, bool)))
     assert accuracy == pytest.approx(0.75) and accuracy_cos == pytest.approx(math.sqrt(0.5))
     assert travel == pytest.approx(45.0)
     still = ds.assign(centroid_x=("time", [1.0, 1.0, 1.0]), centroid_y=("time", [0.0] * 3))
-    assert all(math.isnan(v) for v in Zonal._accuracy(still, np.ones(3, bool)))
+    assert Zonal._travel(still, np.ones(3, bool)) is None
+    assert all(math.isnan(v) for v in Zonal._accuracy(still, None))
+
+
+def _conflict_run(travel_x, travel_y, preferred_angle, subgroups):
+    return xr.Dataset({"centroid_x": ("time", [0.0, travel_x]),
+                       "centroid_y": ("time", [0.0, travel_y]),
+                       "centroid_z": ("time", [0.0, 0.0])}, coords={"time": [0.0, 1.0]},
+                      attrs={"dim": 2, "preferred_angle": preferred_angle,
+                             "parameters": json.dumps({"subgroups": subgroups})})
+
+
+@pytest.mark.parametrize(("travel_deg", "expected"), [
+    (60.0, "toward_average"), (115.0, "toward_preferred"), (5.0, "toward_subgroup"),
+    (95.0, "toward_preferred"), (-30.0, "toward_subgroup")])
+def test_the_choice_of_two_conflicting_directions_is_the_nearest(travel_deg, expected):
+    """A at 120 deg (preferred_angle), B at 0 deg, their average at 60 deg: a run's travel
+    counts toward whichever is nearest in angle (boundaries at 30 and 90 deg)."""
+    angle = math.radians(travel_deg)
+    run = _conflict_run(math.cos(angle), math.sin(angle), 120.0,
+                        [{"fraction": 0.1, "direction": [1.0, 0.0]}])
+    choice = Zonal._choice(run, Zonal._travel(run, np.ones(2, bool)))
+    assert choice == {name: float(name == expected) for name in
+                      ("toward_preferred", "toward_subgroup", "toward_average")}
+
+
+def test_opposite_directions_have_no_average_and_no_subgroup_no_choice():
+    run = _conflict_run(0.0, 1.0, 180.0, [{"fraction": 0.1, "direction": [1.0, 0.0]}])
+    choice = Zonal._choice(run, Zonal._travel(run, np.ones(2, bool)))
+    assert choice["toward_average"] == 0.0 and choice["toward_preferred"] + \
+        choice["toward_subgroup"] == 1.0
+    alone = _conflict_run(1.0, 0.0, 0.0, [])
+    assert all(math.isnan(v) for v in
+               Zonal._choice(alone, Zonal._travel(alone, np.ones(2, bool))).values())
+
+
+@pytest.mark.parametrize("theta", [0.0, 60.0, 120.0, 180.0])
+def test_conflict_references_are_cos_half_angle_and_its_square(theta):
+    model = get_model("zonal")
+    params = model.resolve({"dim": 2, "informed_fraction": 0.1, "preferred_angle": theta,
+                            "subgroups": [{"fraction": 0.1, "direction": [2.0, 0.0]}]})
+    derived = model.derived(params)
+    half = math.cos(math.radians(theta) / 2)
+    assert derived["average_heading_cos"] == pytest.approx(half, abs=1e-12)
+    assert derived["fair_choice_cos"] == pytest.approx(half**2, abs=1e-12)
+    assert all(math.isnan(v) for v in model.derived(model.resolve({})).values())
+
+
+def test_polarisation_is_over_all_agents_and_the_largest_group_separately():
+    """Two groups far apart heading opposite ways, 6 and 4 agents: P over all agents is
+    (6 - 4)/10 = 0.2 while the largest group's own P is 1; milling of a straight-moving
+    group is 0."""
+    from flocklab.models.zonal.engine import ZonalSimulation
+
+    sim = ZonalSimulation({"N": 10, "dim": 2, "start_radius": 1.0}, seed=1)
+    sim.pos[:6, :2] = np.c_[np.arange(6) * 0.5, np.zeros(6)]
+    sim.pos[6:, :2] = np.c_[100.0 + np.arange(4) * 0.5, np.zeros(4)]
+    sim.head[:, :] = 0.0
+    sim.head[:6, 1] = 1.0
+    sim.head[6:, 1] = -1.0
+    observed = sim.observe()
+    assert observed["polarisation"] == pytest.approx(0.2, abs=1e-12)
+    assert observed["polarisation_largest"] == pytest.approx(1.0, abs=1e-12)
+    assert observed["largest_fraction"] == pytest.approx(0.6) and observed["groups"] == 2
+    assert observed["milling_largest"] == pytest.approx(0.0, abs=1e-12)

@@ -62,7 +62,7 @@ class Oscillator(Model):
     default_dt = 0.01
     parameters = (
         ParameterSpec("N", "int", 4, "number of oscillators", low=1, symbol="N"),
-        ParameterSpec("omega", "float", 2.0, "angular frequency", "rad/s", low=0.0,
+        ParameterSpec("omega", "float", 2.0, "angular frequency", "rad s-1", low=0.0,
                       low_inclusive=False, symbol=r"\omega"),
         ParameterSpec("zeta", "float", 0.05, "damping ratio (under-damped)", low=0.0, high=1.0,
                       high_inclusive=False, symbol=r"\zeta"),
@@ -76,8 +76,8 @@ class Oscillator(Model):
     drawing = PhasePortrait
     entity_dim = "oscillator"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
-        "x": SnapshotVariable("position", "m"), "v": SnapshotVariable("velocity", "m/s")}
-    run_metrics = (Metric("decay_rate", "slope of -ln E against t after burn-in", "1/s"),)
+        "x": SnapshotVariable("position", "m"), "v": SnapshotVariable("velocity", "m s-1")}
+    run_metrics = (Metric("decay_rate", "slope of -ln E against t after burn-in", "s-1"),)
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         phase = rng.uniform(0.0, 2.0 * np.pi, params["N"])

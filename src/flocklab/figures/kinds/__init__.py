@@ -9,10 +9,10 @@ assembled from the kinds (:func:`figure_schema`, called by
 defining it registers it.
 
 Modules: :mod:`~flocklab.figures.kinds.base` (the contract, :class:`StudyKind`, the context
-and the schema), :mod:`~flocklab.figures.kinds.basic` (snapshots, curve, heatmap, series,
-animation), :mod:`~flocklab.figures.kinds.analysis` (critical fit, finite-size scaling and
-sensitivity kinds) and :mod:`~flocklab.figures.kinds.task` (a task's result). Importing this
-package imports no matplotlib: the Snakefile imports it to parse its rules.
+and the schema), :mod:`~flocklab.figures.kinds.basic` (snapshots, curve, heatmap, state_map,
+series, animation), :mod:`~flocklab.figures.kinds.analysis` (critical fit, finite-size
+scaling and sensitivity kinds) and :mod:`~flocklab.figures.kinds.task` (a task's result).
+Importing this package imports no matplotlib: the Snakefile imports it to parse its rules.
 """
 
 # The kinds register as their modules are imported; this order is their order in the schema.

@@ -63,13 +63,13 @@ class CriticalLogLog(AnalysisKind):
     description = ("ln v_a against the log reduced distance with the power-law fit (needs the "
                    "study's critical section)")
     section, file, plot = "critical", "critical.nc", "critical_loglog_figure"
-    text = ("ln P (P the model's primary observable) against the log reduced distance from "
-            "the fitted critical value; filled points entered the fit (a power law rounded "
-            "by a Gaussian spread of the critical point, with a finite-size floor), crosses "
-            "mark points whose runs hold fewer than 50 independent samples (down-weighted), "
-            "lines are the fits; legend: exponent with its calibrated 68 % interval "
-            "(jackknife over seeds and window range) and the estimates from the two halves "
-            "of the seeds (results/<study>/critical.json).")
+    text = ("The model's order parameter :math:`P` against the reduced distance from the "
+            "fitted critical value, on log axes; filled points entered the fit (a power law "
+            "rounded by a Gaussian spread of the critical point, with a finite-size floor), "
+            "crosses mark points whose runs hold fewer than 50 independent samples "
+            "(down-weighted), lines are the fits; legend: the exponent with its calibrated "
+            "68 % interval (jackknife over seeds and window range) and the estimates from the "
+            "two halves of the seeds (results/<study>/critical.json).")
 
 
 class Collapse(AnalysisKind):
@@ -78,8 +78,9 @@ class Collapse(AnalysisKind):
     name = "collapse"
     description = "the finite-size data collapse (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "collapse_figure"
-    text = ("Finite-size data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) at the "
-            "parameters minimising the Houdayer-Hartmann quality S.")
+    text = ("Finite-size data collapse :math:`P L^{\\beta/\\nu}` against "
+            ":math:`(x - x_c) L^{1/\\nu}` at the parameters minimising the quality :math:`S` "
+            "of Houdayer and Hartmann (2004).")
 
 
 class FssCritical(AnalysisKind):
@@ -88,9 +89,9 @@ class FssCritical(AnalysisKind):
     name = "fss_critical"
     description = "x_c(L) against L^(-1/nu) (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "fss_critical_figure"
-    text = ("x_c(L) from the susceptibility maximum (68 % bootstrap bars) and the "
-            "Binder-cumulant crossings of consecutive sizes, against L^(-1/nu), with the "
-            "extrapolation x_c(L) = x_c(inf) + a L^(-1/nu).")
+    text = (":math:`x_c(L)` from the susceptibility maximum (68 % bootstrap bars) and the "
+            "Binder-cumulant crossings of consecutive sizes, against :math:`L^{-1/\\nu}`, "
+            "with the extrapolation :math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}`.")
 
 
 class Distribution(AnalysisKind):
@@ -99,8 +100,9 @@ class Distribution(AnalysisKind):
     name = "distribution"
     description = "v_a histograms near the transition (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "distribution_figure"
-    text = ("Distribution of P (pooled over seeds) at the control value nearest each size's "
-            "susceptibility maximum; two peaks would signal a discontinuous transition.")
+    text = ("Distribution of the order parameter :math:`P` (pooled over seeds) at the control "
+            "value nearest each size's susceptibility maximum; two peaks signal a "
+            "discontinuous transition, marked in the legend.")
 
 
 class SensitivityKind(StudyKind):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import yaml
 
 from flocklab.config.schema import ConfigError
+from flocklab.core.registry import get_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -192,6 +193,17 @@ class FigureContext:
     def caption(self, name: str) -> str:
         """The report caption of figure ``name`` (:meth:`FigureKind.caption`)."""
         return self.kind(name).caption(name, self.config["figures"][name], self)
+
+    def report_group(self, name: str) -> tuple[str, str]:
+        """Where figure ``name`` goes in the report: its model's title (the category) and
+        its study's heading, or ``"Tasks"`` for a figure drawn from a task."""
+        from flocklab.figures.captions import study_heading
+
+        figure = self.config["figures"][name]
+        if "study" in figure:
+            study = self.studies[figure["study"]]
+            return get_model(study.model).title, study_heading(study)
+        return get_model(self.config["tasks"][figure["task"]]["model"]).title, "Tasks"
 
     def study(self, where: str, figure: Mapping[str, Any]) -> Study:
         """The study the figure names; ConfigError naming ``<where>.study`` if none."""

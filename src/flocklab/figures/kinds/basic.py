@@ -10,7 +10,7 @@ from flocklab.analysis.timeseries import summary_quantities
 from flocklab.config.schema import ConfigError
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
-from flocklab.figures.captions import snapshots_text, sweeps_text, values_text
+from flocklab.figures.captions import name_text, snapshots_text, sweeps_text, values_text
 from flocklab.figures.kinds.base import (
     FigureContext,
     StudyKind,
@@ -129,11 +129,15 @@ class Curve(StudyKind):
     keys = """
         x: {type: string, description: "coordinate on the horizontal axis (e.g. eta, density)"}
         y:
-          type: string
+          oneOf:
+            - {type: string}
+            - {type: array, items: {type: string}, minItems: 1}
           description: >
             summary quantity averaged over replicates (error bars from its _err variable):
             the model's primary observable (Vicsek: order_parameter), susceptibility,
-            binder_cumulant, or any other per-run metric of the model.
+            binder_cumulant, or any other per-run metric of the model; or a list of them
+            sharing one unit, drawn in one panel (no hue), where a derived quantity of the
+            model (e.g. a closed form) is drawn as a dashed reference line.
         hue: {type: string, description: "dimension drawn as separate lines (e.g. N)"}
         xlabel: {type: string, description: axis label}
         ylabel: {type: string, description: axis label}
@@ -159,7 +163,16 @@ class Curve(StudyKind):
         if "hue" in figure and figure["hue"] not in [axis.dim for axis in study.axes]:
             raise ConfigError(f"config key '{where}.hue': '{figure['hue']}' is not a swept "
                               f"dimension of study '{study.name}'")
-        check_summary_quantity(f"{where}.y", figure["y"], model)
+        if isinstance(figure["y"], str):
+            check_summary_quantity(f"{where}.y", figure["y"], model)
+            return
+        if "hue" in figure:
+            raise ConfigError(f"config key '{where}.hue': a list of quantities in 'y' is "
+                              f"drawn in one panel without hue; give one y or drop hue")
+        derived = [quantity.name for quantity in model.derived_quantities]
+        for k, name in enumerate(figure["y"]):
+            if name not in derived:
+                check_summary_quantity(f"{where}.y[{k}]", name, model)
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
         return [context.study_path(figure["study"], "summary.nc")]
@@ -173,12 +186,48 @@ class Curve(StudyKind):
             logy=figure["logy"], title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        y = figure["y"].replace("_", " ")
-        return [f"Replicate-averaged {y} against {figure['x']}"
-                + (f", one line per {figure['hue']}" if figure.get("hue") else "")
+        model = get_model(study.model)
+        names = [figure["y"]] if isinstance(figure["y"], str) else figure["y"]
+        derived = {quantity.name for quantity in model.derived_quantities}
+        measured = [name_text(model, name) for name in names if name not in derived]
+        reference = [name_text(model, name) for name in names if name in derived]
+        text = (f"Replicate-averaged {' and '.join(measured)} against "
+                f"{name_text(model, figure['x'])}"
+                + (f", one line per {name_text(model, figure['hue'])}"
+                   if figure.get("hue") else "")
                 + f". Error bars: jackknife over the {study.replicates} seeds per point "
-                "(with one seed, the run's autocorrelation-corrected standard error).",
-                sweeps_text(study)]
+                "(with one seed, the run's autocorrelation-corrected standard error).")
+        if reference:
+            text += f" Dashed: {' and '.join(reference)} (closed form)."
+        return [text, sweeps_text(study)]
+
+
+#: Schema keys of power laws drawn over a map (heatmap, state_map).
+LINES = """\
+        lines:
+          type: array
+          default: []
+          description: >
+            power laws y = coefficient * x^exponent drawn over the map in the swept
+            coordinates (e.g. a stability boundary), black dashed, with their labels
+          items:
+            type: object
+            additionalProperties: false
+            required: [coefficient, exponent]
+            properties:
+              coefficient: {type: number, description: "a in y = a x^b"}
+              exponent: {type: number, description: "b in y = a x^b"}
+              label: {type: string, default: "", description: legend entry}
+"""
+
+
+def lines_text(figure: Mapping[str, Any], model: Any = None) -> list[str]:
+    """Caption lines naming the power laws drawn over a map."""
+    x, y = (figure["x"], figure["y"]) if model is None else (
+        name_text(model, figure["x"]), name_text(model, figure["y"]))
+    return [f"Line: {line.get('label') or 'power law'}, {y} = "
+            f"{line['coefficient']:g} ({x})^{line['exponent']:g}."
+            for line in figure.get("lines", [])]
 
 
 class Heatmap(StudyKind):
@@ -212,7 +261,7 @@ class Heatmap(StudyKind):
         xlabel: {type: string, description: axis label}
         ylabel: {type: string, description: axis label}
         zlabel: {type: string, description: "colour-bar label (default: the quantity's)"}
-    """
+    """.rstrip(" ") + LINES
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -254,15 +303,78 @@ class Heatmap(StudyKind):
             open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], logx=figure["logx"],
             logy=figure["logy"], logz=figure["logz"], mark_missing=figure["mark_missing"],
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"),
-            zlabel=figure.get("zlabel"), title=figure["title"])
+            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        return [f"{figure['z'].replace('_', ' ')} averaged over the {study.replicates} "
+        model = get_model(study.model)
+        return [f"{name_text(model, figure['z'])} averaged over the {study.replicates} "
                 f"seed(s) per point, as colour{' (log scale)' if figure.get('logz') else ''}"
-                f" over {figure['x']} (horizontal) and {figure['y']} (vertical): one cell per "
+                f" over {name_text(model, figure['x'])} (horizontal) and "
+                f"{name_text(model, figure['y'])} (vertical): one cell per "
                 "point, centred on its swept values, with the value printed in it. "
                 f"Hatched cells ({figure.get('mark_missing', 'no value')}): no finite value.",
-                sweeps_text(study)]
+                *lines_text(figure, model), sweeps_text(study)]
+
+
+class StateMap(Heatmap):
+    """A per-run state code as the most frequent state of each cell over two swept
+    parameters, with named states."""
+
+    name = "state_map"
+    description = ("the most frequent state (a per-run integer metric, named by `states`) of "
+                   "each point over the two swept dimensions of a grid study")
+    required = ("x", "y", "z", "states")
+    keys = """
+        x:
+          type: string
+          description: >
+            swept parameter on the horizontal axis; it and y must be swept on two different
+            axes of the study, the only axes with more than one value
+        y: {type: string, description: "swept parameter on the vertical axis"}
+        z:
+          type: string
+          description: >
+            per-run metric holding an integer state code (negative or NaN: unknown); each
+            cell shows the code most runs of the point have (ties: the smaller code), with
+            the share of the runs when they disagree
+        states:
+          type: array
+          minItems: 1
+          items: {type: string}
+          description: name of each state code (index = code), for the legend
+        logx: {type: boolean, default: false, description: logarithmic horizontal axis}
+        logy: {type: boolean, default: false, description: logarithmic vertical axis}
+        xlabel: {type: string, description: axis label}
+        ylabel: {type: string, description: axis label}
+    """.rstrip(" ") + LINES
+
+    def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
+                    context: FigureContext) -> None:
+        """As a heatmap's; ``z`` must be a per-run metric of the model."""
+        super().check_study(where, figure, study, context)
+        metrics = [metric.name for metric in get_model(study.model).run_metrics]
+        if figure["z"] not in metrics:
+            raise ConfigError(f"config key '{where}.z': '{figure['z']}' is not a per-run "
+                              f"metric of model '{study.model}'; allowed: "
+                              f"{', '.join(metrics) or 'none'}")
+
+    def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
+        from flocklab.figures import plotting
+
+        return plotting.state_map_figure(
+            open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], figure["states"],
+            logx=figure["logx"], logy=figure["logy"], lines=figure.get("lines", ()),
+            xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"), title=figure["title"])
+
+    def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        model = get_model(study.model)
+        names = ", ".join(f"{code} {name}" for code, name in enumerate(figure["states"]))
+        return [f"The state ({name_text(model, figure['z'])}: {names}) most of the "
+                f"{study.replicates} seed(s) per point end in, over "
+                f"{name_text(model, figure['x'])} (horizontal) and "
+                f"{name_text(model, figure['y'])} (vertical), one cell per point; a number in "
+                "a cell is the share of the seeds in that state where they disagree; hatched: "
+                "no known state.", *lines_text(figure, model), sweeps_text(study)]
 
 
 class Series(StudyKind):
@@ -318,10 +430,13 @@ class Series(StudyKind):
             logy=figure["logy"], title=figure["title"], x=figure.get("x"))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
-        runs = "; ".join(f"{run.get('label', '')} {values_text(run['point'])}".strip()
+        model = get_model(study.model)
+        runs = "; ".join(f"{run.get('label', '')} {values_text(run['point'], model)}".strip()
                          for run in figure["runs"])
-        against = (f"{figure['x']} (markers coloured by time)" if figure.get("x") else "time")
-        return [f"{', '.join(figure['y'])} against {against} for the runs {runs}."]
+        against = (f"{name_text(model, figure['x'])} (markers coloured by time)"
+                   if figure.get("x") else "time")
+        names = ", ".join(name_text(model, name) for name in figure["y"])
+        return [f"{names} against {against} for the runs {runs}."]
 
 
 class Animation(StudyKind):

@@ -55,11 +55,13 @@ class TaskFigure(FigureKind):
 
         with open(inputs[0], encoding="utf-8") as stream:
             document = json.load(stream)
+        from flocklab.figures import style
+
+        style.apply()
         fig = plt.figure(figsize=(6.4, 4.4), layout="constrained")
         task = get_model(document["model"]).task(document["task"])
         task.draw(fig, document, task.resolve_figure(figure.get("options", {})))
-        if figure.get("title"):
-            fig.suptitle(figure["title"], fontsize=10)
+        style.title(fig, figure.get("title", ""))
         return fig
 
     def caption(self, name: str, figure: Mapping[str, Any], context: FigureContext) -> str:

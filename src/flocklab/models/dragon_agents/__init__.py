@@ -61,7 +61,7 @@ PATH_SCHEMA = {
 }
 
 
-def _gain(name: str, default: float, text: str, unit: str = "1/s") -> ParameterSpec:
+def _gain(name: str, default: float, text: str, unit: str = "s-1") -> ParameterSpec:
     return ParameterSpec(name, "float", default, text, unit, low=0.0)
 
 
@@ -69,11 +69,11 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec("N", "int", 20, "number of units (head = unit 0)", "1", low=2),
     ParameterSpec("L", "float", 1.0, "link rest length", "m", low=0.0, low_inclusive=False),
     ParameterSpec("m", "float", 1.0, "unit mass", "kg", low=0.0, low_inclusive=False),
-    _gain("k_a", 2.0, "alignment gain (force per velocity difference)", "kg/s"),
-    _gain("k_c", 5.0, "cohesion stiffness toward both chain neighbours", "N/m"),
-    _gain("k_p", 3.0, "head path-following gain", "kg/s"),
-    _gain("k_d", 0.5, "damping coefficient", "kg/s"),
-    _gain("k_penalty", 500.0, "penalty-constraint stiffness of a link", "N/m"),
+    _gain("k_a", 2.0, "alignment gain (force per velocity difference)", "kg s-1"),
+    _gain("k_c", 5.0, "cohesion stiffness toward both chain neighbours", "N m-1"),
+    _gain("k_p", 3.0, "head path-following gain", "kg s-1"),
+    _gain("k_d", 0.5, "damping coefficient", "kg s-1"),
+    _gain("k_penalty", 500.0, "penalty-constraint stiffness of a link", "N m-1"),
     ParameterSpec("neighbours", "choice", "front", "alignment neighbours (front: the "
                   "article's code)", choices=NEIGHBOUR_MODES),
     ParameterSpec("path", "json", ARTICLE_PATH, "head path", schema=PATH_SCHEMA),
@@ -81,7 +81,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
                   "head's projection (the article) or a moving reference point",
                   choices=GUIDANCE_LAWS),
     ParameterSpec("cross_track_gain", "float", 0.0, "pull of the desired velocity toward "
-                  "the path (0: the article's pure tangent)", "1/s", low=0.0),
+                  "the path (0: the article's pure tangent)", "s-1", low=0.0),
     ParameterSpec("start", "choice", "behind", "straight chain at rest: behind the path's "
                   "start along its tangent, or the article's x-axis line from the origin",
                   choices=STARTS),
@@ -115,7 +115,7 @@ class DragonAgents(IntervalModel):
     description = ("bench dragon: N units with alignment, cohesion, penalty links, damping "
                    "and a path-following head (stiff ODE / DDE)")
     reference = f"{BENCH_DRAGON_ARTICLE}; path of {CUMCM_2024_A}"
-    title = "Bench dragon agent simulation"
+    title = "Bench dragon as agents"
     parameters = PARAMETERS
     time_mode = "continuous"
     time_units = "s"
@@ -124,13 +124,13 @@ class DragonAgents(IntervalModel):
     observables = (
         Observable("alignment", "mean cosine of unit headings to the mean heading", "1",
                    -1.0, 1.0, r"\phi"),
-        Observable("link_error_max", "largest link-length error max |d - L|", "m",
+        Observable("link_error_max", "largest link-length error", "m",
                    symbol=r"\max|d-L|"),
-        Observable("link_error_mean", "mean link-length error mean |d - L|", "m",
+        Observable("link_error_mean", "mean link-length error", "m",
                    symbol=r"\langle|d-L|\rangle"),
         Observable("head_error", "head distance to the path", "m", symbol="e_1"),
         Observable("tail_error", "tail distance to the path", "m", symbol="e_N"),
-        Observable("control_power", "sum of squared control forces", "N^2",
+        Observable("control_power", "sum of squared control forces", "N2",
                    symbol=r"\sum|F^c|^2"),
     )
     primary_observable = "alignment"
@@ -138,20 +138,23 @@ class DragonAgents(IntervalModel):
     tasks = TASKS
     drawing = "flocklab.models.dragon_agents.figures:DragonAgentsDrawing"
     run_metrics = (
-        Metric("link_error_max", "largest |d - L| after burn-in", "m"),
-        Metric("link_error_mean", "mean |d - L| after burn-in", "m"),
+        Metric("link_error_max", "largest link-length error after burn-in", "m",
+               symbol=r"\max|d-L|"),
+        Metric("link_error_mean", "mean link-length error after burn-in", "m",
+               symbol=r"\langle|d-L|\rangle"),
         Metric("whip", "largest distance of the tail from where a rigid chain on the same "
                        "path would be, after burn-in", "m"),
         Metric("tail_error_max", "largest tail distance to the path after burn-in", "m"),
-        Metric("control_effort", "integral of sum |F_control|^2 dt after burn-in", "N^2 s"),
+        Metric("control_effort", "control effort after burn-in (time integral of the squared "
+                                 "control forces)", "N2 s"),
         Metric("oscillation_power", f"link-error power above {OSCILLATION_CUTOFF} Hz "
-                                    f"after burn-in", "m^2"),
+                                    f"after burn-in", "m2"),
         Metric("turn_time", "when the head meets its path's largest curvature step (0 for "
                             "a straight chain starting on a curve)", "s"),
         Metric("settling_time", "time after the turn until the tail's path distance stays "
                                 "within 5 % (or 0.05 L) of its final value (NaN: blew up)",
                "s"),
-        Metric("solver_steps", "accepted solve_ivp steps over the whole run", "1"),
+        Metric("solver_steps", "accepted solver steps over the whole run", "1"),
         Metric("solver_nfev", "right-hand-side evaluations over the whole run", "1"),
         *BLOWUP_METRICS,
     )
@@ -159,6 +162,11 @@ class DragonAgents(IntervalModel):
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         """The path specification gets its defaults (in place) and is checked."""
         params["path"] = check_path_spec(params["path"])
+
+    def uses_seed(self, params: Mapping[str, Any]) -> bool:
+        """Only heterogeneous gains drawn from the run's seed (``gain_cv > 0`` and
+        ``gain_seed = -1``) make a run depend on it."""
+        return params["gain_cv"] > 0 and params["gain_seed"] < 0
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """Straight chain at rest; the gain seed is drawn from the run's generator."""
@@ -185,7 +193,7 @@ class DragonAgents(IntervalModel):
         out: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = {}
         for index, (name, long_name, units) in enumerate((
                 ("x", "unit x position", "m"), ("y", "unit y position", "m"),
-                ("vx", "unit x velocity", "m/s"), ("vy", "unit y velocity", "m/s"))):
+                ("vx", "unit x velocity", "m s-1"), ("vy", "unit y velocity", "m s-1"))):
             out[name] = (("time", "unit"), states[..., index],
                          {"long_name": long_name, "units": units})
         for name in ("k_a", "k_c", "k_d"):

@@ -1,13 +1,13 @@
 """The article's formulation, kept as a reference for tests and the benchmark.
 
-The bench-dragon article (seed 000, section 4.2) writes the right-hand side as a Python
-loop over units on the *block* layout ``[x_0, y_0, ..., x_{N-1}, y_{N-1}, vx_0, vy_0,
-...]`` (its ``pack_state``; the comment above it claims an interleaved layout, the code
-does not do that), aligns each unit with its front neighbour only, and integrates with
-``solve_ivp`` without a Jacobian (so the implicit methods build a dense one by finite
-differences). This module re-expresses that loop (same forces, same guards) so the
-vectorised engine can be checked against it and the benchmark can time it. Not for
-production use.
+The bench-dragon article (:data:`flocklab.references.BENCH_DRAGON_ARTICLE`, section 4.2)
+writes the right-hand side as a Python loop over units on the *block* layout ``[x_0, y_0,
+..., x_{N-1}, y_{N-1}, vx_0, vy_0, ...]`` (its ``pack_state``; the comment above it claims
+an interleaved layout, the code does not do that), aligns each unit with its front neighbour
+only, and integrates with ``solve_ivp`` without a Jacobian (so the implicit methods build a
+dense one by finite differences). This module re-expresses that loop (same forces, same
+guards) so the vectorised engine can be checked against it and the benchmark can time it.
+Not for production use.
 """
 
 from __future__ import annotations

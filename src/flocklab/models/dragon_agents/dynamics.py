@@ -36,7 +36,8 @@ Jacobian: with :math:`r = p_j - p_i`, :math:`d = |r|`, :math:`u = r/d`,
 
 assembled in 2x2 blocks per (unit, neighbour offset) into a fixed CSC pattern.
 
-Reference: the bench-dragon article (seed 000), sections 3.2, 3.3, 4.2, 5.3, 6.3.
+Reference: the bench-dragon article (:data:`flocklab.references.BENCH_DRAGON_ARTICLE`),
+sections 3.2, 3.3, 4.2, 5.3, 6.3.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ Two guidance laws (``guidance`` parameter):
     :math:`s_\mathrm{ref}(t) = U t`, :math:`v_\mathrm{des} = U\,T(s_\mathrm{ref}) +
     g\,[P(s_\mathrm{ref}) - p]`, :math:`\partial v_\mathrm{des}/\partial p = -g I`.
 
-Reference: the bench-dragon article (seed 000, section 4.3), and
-:mod:`flocklab.geometry.paths` for the geometry.
+Reference: the bench-dragon article (:data:`flocklab.references.BENCH_DRAGON_ARTICLE`,
+section 4.3), and :mod:`flocklab.geometry.paths` for the geometry.
 """
 
 from __future__ import annotations

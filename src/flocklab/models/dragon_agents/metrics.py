@@ -20,7 +20,8 @@ the record times ``t`` of shape (T,). Nothing here integrates or reads files.
 * :func:`settling_time` — time after ``t0`` after which a signal stays within a band
   around its final value.
 
-Reference: the bench-dragon article (seed 000), section 5.1.
+Reference: the bench-dragon article (:data:`flocklab.references.BENCH_DRAGON_ARTICLE`),
+section 5.1.
 """
 
 from __future__ import annotations

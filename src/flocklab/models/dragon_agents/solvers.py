@@ -1,16 +1,16 @@
 r"""Integrators compared as the penalty stiffness grows: cost, work and accuracy.
 
-The article (seed 000, section 4) warns that the penalty constraint makes the dragon ODE
-stiff: the link modes have frequencies :math:`\omega \approx \sqrt{2 k_\mathrm{pen}/m}`
-(Jacobian eigenvalues :math:`\approx -k_d/m \pm i\omega`), so an explicit method's step is
-bounded by its stability region, :math:`h \lesssim C/\omega \propto k_\mathrm{pen}^{-1/2}`,
-and it advises Radau or BDF. :func:`compare_solvers` measures that: for every penalty
-stiffness and method, the CPU and wall time of the solve, ``solve_ivp``'s statistics, and
-the largest position error over the records against a tight-tolerance reference
-(default DOP853 at rtol 1e-12, atol 1e-14: on N = 10, 2 s, it agrees with Radau at rtol
-1e-11, atol 1e-13 within 1e-12 m at k_pen = 1e4 and 1e6, for a tenth of the CPU time).
-:func:`growth_exponents` fits :math:`\log(\cdot) = a + b \log k_\mathrm{pen}` per method:
-:math:`b \approx 1/2` for a stability-limited step count.
+The bench-dragon article (:data:`flocklab.references.BENCH_DRAGON_ARTICLE`, section 4) warns
+that the penalty constraint makes the dragon ODE stiff: the link modes have frequencies
+:math:`\omega \approx \sqrt{2 k_\mathrm{pen}/m}` (Jacobian eigenvalues :math:`\approx -k_d/m
+\pm i\omega`), so an explicit method's step is bounded by its stability region, :math:`h
+\lesssim C/\omega \propto k_\mathrm{pen}^{-1/2}`, and it advises Radau or BDF.
+:func:`compare_solvers` measures that: for every penalty stiffness and method, the CPU and
+wall time of the solve, ``solve_ivp``'s statistics, and the largest position error over the
+records against a tight-tolerance reference (default DOP853 at rtol 1e-12, atol 1e-14: on N
+= 10, 2 s, it agrees with Radau at rtol 1e-11, atol 1e-13 within 1e-12 m at k_pen = 1e4 and
+1e6, for a tenth of the CPU time). :func:`growth_exponents` fits :math:`\log(\cdot) = a + b
+\log k_\mathrm{pen}` per method: :math:`b \approx 1/2` for a stability-limited step count.
 
 Used by the ``solvers`` task of the model (:mod:`flocklab.models.dragon_agents.tasks`) and by
 ``benchmarks/bench_dragon_agents.py``.

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OPTIONS: tuple[ParameterSpec, ...] = (
     ParameterSpec("k_penalty", "json", [1e2, 1e3, 1e4, 1e5, 1e6], "penalty stiffnesses",
-                  "N/m", schema={"type": "array", "minItems": 2, "uniqueItems": True,
+                  "N m-1", schema={"type": "array", "minItems": 2, "uniqueItems": True,
                                  "items": {"type": "number", "exclusiveMinimum": 0}}),
     ParameterSpec("methods", "json", list(METHODS), "solve_ivp methods compared",
                   schema={"type": "array", "minItems": 1, "uniqueItems": True,
@@ -49,6 +49,7 @@ class Solvers(Task):
     """Every integrator at every penalty stiffness: cost, work, error and verdicts."""
 
     name = "solvers"
+    tests_claims = True
     description = ("CPU time, work and error against a tight-tolerance reference of every "
                    "integrator as k_penalty grows, with the article's stiffness verdicts")
     options = OPTIONS

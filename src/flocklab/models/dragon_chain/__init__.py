@@ -45,6 +45,7 @@ from flocklab.models.dragon_chain.geometry import (
     turnaround,
 )
 from flocklab.models.dragon_chain.tasks import TASKS, geometry_of
+from flocklab.references import CUMCM_2024_A
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -65,14 +66,14 @@ class DragonChain(Model):
 
     name = "dragon_chain"
     description = "bench dragon: rigid benches whose handles follow a spiral or turnaround path"
-    reference = "2024 China Undergraduate Mathematical Contest in Modeling, problem A"
-    title = "Bench dragon on a path"
+    reference = CUMCM_2024_A
+    title = "Bench dragon as a rigid chain"
     time_mode = "continuous"
     time_units = "s"
     default_dt = 1.0
     parameters = (
         _positive("pitch", 0.55, "spiral pitch (distance between turns)", "m", "p"),
-        _positive("head_speed", 1.0, "speed of the head front handle", "m/s", "v_0"),
+        _positive("head_speed", 1.0, "speed of the head front handle", "m s-1", "v_0"),
         ParameterSpec("path", "choice", "spiral", "head path: in-spiral, or in-spiral + "
                       "S-curve + mirrored out-spiral", choices=PATH_KINDS),
         _positive("start_turn", 16.0, "spiral path: head start on this turn on the +x axis",
@@ -95,14 +96,14 @@ class DragonChain(Model):
         Observable("head_y", "head front handle y", "m", symbol="y_0"),
         Observable("head_radius", "head front handle distance from the centre", "m",
                    symbol="r_0"),
-        Observable("max_speed", "largest handle speed", "m/s", symbol=r"v_{\max}"),
+        Observable("max_speed", "largest handle speed", "m s-1", symbol=r"v_{\max}"),
     )
     primary_observable = "min_clearance"
     entity_dim = "handle"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("handle x position", "m"),
         "y": SnapshotVariable("handle y position", "m"),
-        "speed": SnapshotVariable("handle speed", "m/s"),
+        "speed": SnapshotVariable("handle speed", "m s-1"),
     }
     run_metrics = (
         Metric("collision_time", "first contact of two boards (contest time; NaN if none)",
@@ -152,6 +153,10 @@ class DragonChain(Model):
                                  f"of contest time")
 
     # ----------------------------------------------------------------- hooks
+
+    def uses_seed(self, params: Mapping[str, Any]) -> bool:
+        """Never: the chain's motion is fixed by the head's path and the geometry."""
+        return False
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """Handles at contest time ``t0``; arrays ``time``, ``s``, ``xy``, ``speed``."""

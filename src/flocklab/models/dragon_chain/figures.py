@@ -16,7 +16,8 @@ TOUCH_DRAW_TOLERANCE = 1e-3
 
 
 class ChainDrawing(Drawing):
-    """Boards as rectangles (touching ones red), the path in grey, the head marked."""
+    """Boards as rectangles (touching ones red), the path in grey, the head marked; the
+    clock is contest time."""
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0, label: str = ""
              ) -> None:
@@ -48,8 +49,24 @@ class ChainDrawing(Drawing):
         ax.add_collection(PolyCollection(rects.corners(), facecolors="none",
                                          edgecolors=colours, linewidths=0.5))
         ax.plot(*xy[0], "o", color="tab:orange", ms=3)
-        ax.set_aspect("equal")
-        ax.set_xlabel("x [m]")
-        ax.set_ylabel("y [m]")
+        ax.set_xlabel("$x$ (m)")
+        ax.set_ylabel("$y$ (m)")
         t = float(run["frame"].values[frame]) + params["t0"]
-        ax.set_title(f"{label} p = {params['pitch']:g} m, t = {t:.10g} s".strip(), fontsize=9)
+        ax.set_title(f"{label} pitch {params['pitch']:g} m, contest time {t:.10g} s".strip())
+
+    def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
+        """Every handle of every frame with a margin of a board length."""
+        box = super().limits(run)
+        if box is None:
+            return None
+        return box[0] - 1.5, box[1] + 1.5, box[2] - 1.5, box[3] + 1.5
+
+    def legend_handles(self, run: xr.Dataset) -> list[Any]:
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        return [Patch(facecolor="none", edgecolor="tab:blue", label="bench"),
+                Patch(facecolor="none", edgecolor="tab:red", label="touching bench"),
+                Line2D([], [], color="0.85", label="path"),
+                Line2D([], [], marker="o", ls="none", color="tab:orange", ms=3,
+                       label="head handle")]

@@ -74,7 +74,7 @@ def q1_spiral(pitch: float = 0.55, start_turn: float = 16.0, head_speed: float =
     """
     geometry = geometry or BenchGeometry()
     spiral = in_spiral(pitch, start_turn)
-    positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m s-1")
     times = _times(t_start, t_end, t_step)
     s_head = head_speed * times
     limit = innermost_head_arc_length(spiral, geometry)
@@ -98,7 +98,7 @@ def q2_collision(pitch: float = 0.55, start_turn: float = 16.0, head_speed: floa
     """
     geometry = geometry or BenchGeometry()
     spiral = in_spiral(pitch, start_turn)
-    positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m s-1")
     search = first_contact(spiral, 0.0, innermost_head_arc_length(spiral, geometry), geometry, step)
     if search.s_contact is None:
         return {"time": None, "min_separation": search.min_separation}
@@ -215,7 +215,7 @@ def q4_turnaround(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float =
     """Q4: all handles on the turnaround path; ``t = 0`` when the head enters the S-curve."""
     geometry = geometry or BenchGeometry()
     path = turnaround(pitch, turn_diameter, ratio, geometry)
-    positive("head_speed", head_speed, "m/s")
+    positive("head_speed", head_speed, "m s-1")
     times = _times(t_start, t_end, t_step)
     state = chain_state(path.path, path.s_enter + head_speed * times, geometry.spacings,
                         head_speed)
@@ -275,7 +275,7 @@ def q5_max_speed(pitch: float = 1.7, turn_diameter: float = 9.0, ratio: float = 
     """
     geometry = geometry or BenchGeometry()
     path = turnaround(pitch, turn_diameter, ratio, geometry)
-    positive("limit", limit, "m/s")
+    positive("limit", limit, "m s-1")
     if t_end is None:
         t_end = path.s_curve_length + geometry.length * 1.1 + 100.0
     s = path.s_enter + np.arange(t_start, t_end, step)

@@ -173,7 +173,7 @@ class MaxSpeed(Task):
     name = "max_speed"
     description = "Q5: largest head speed keeping every handle at or below the limit"
     options = (
-        _number("limit", 2.0, "largest allowed handle speed", "m/s", positive=True),
+        _number("limit", 2.0, "largest allowed handle speed", "m s-1", positive=True),
         _number("t_start", -200.0, "scan start, s of 1 m/s travel from the S-curve entry",
                 "s"),
         _number("step", 0.1, "scan step of the head", "m", positive=True))

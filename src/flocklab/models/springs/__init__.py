@@ -1,15 +1,15 @@
-r"""Mass–spring chains, cloth and networks with a registry of integrators (issue 14).
+r"""Mass–spring chains, cloth and networks with a registry of integrators.
 
 Point masses joined by damped springs, :math:`M\ddot x = F(x, \dot x)` with spring forces
 :math:`k(l - L)n`, dampers along the springs :math:`c[(v_j - v_i)\cdot n]n` or absolute
 :math:`-c\,v`, gravity and a constant force on the tip (equations in
-:mod:`flocklab.models.springs.structure`). Structures: ``chain`` (the tongue of seed 002:
-``n_points``
-points along +x, root fixed, ``tip_force`` on the last one; the article's values are the
-defaults and the point mass, which it does not give, defaults to 0.1 kg), ``cloth``
-(``nx`` x ``ny`` hanging grid with structural, shear and optional bending springs) and
-``network`` (a JSON document, validated). Integrators: one registry
-(:data:`flocklab.models.springs.integrators.INTEGRATORS`), chosen by ``integrator``.
+:mod:`flocklab.models.springs.structure`). Structures: ``chain`` (the tongue of the
+tongue-model article: ``n_points`` points along +x, root fixed, ``tip_force`` on the last
+one; the article's values are the defaults and the point mass, which it does not give,
+defaults to 0.1 kg), ``cloth`` (``nx`` x ``ny`` hanging grid with structural, shear and
+optional bending springs) and ``network`` (a JSON document, validated). Integrators: one
+registry (:data:`flocklab.models.springs.integrators.INTEGRATORS`), chosen by
+``integrator``.
 
 The static equilibrium is computed first (Newton on the potential energy,
 :mod:`flocklab.models.springs.statics`); ``tip_distance`` is the distance of the tip from it.
@@ -47,6 +47,7 @@ from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.time import TimeGrid
 from flocklab.models.springs.integrators import INTEGRATORS
 from flocklab.models.springs.tasks import TASKS
+from flocklab.references import BARAFF_WITKIN_1998, INTEGRATOR_ARTICLE, TONGUE_ARTICLE
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -85,8 +86,8 @@ class Springs(Model):
 
     name = "springs"
     description = "mass-spring chains, cloth and networks with a registry of integrators"
-    reference = "D. Baraff and A. Witkin, SIGGRAPH 1998; seeds 002 and 004"
-    title = "Mass-spring simulation"
+    reference = f"{BARAFF_WITKIN_1998}; {INTEGRATOR_ARTICLE}; {TONGUE_ARTICLE}"
+    title = "Mass–spring systems"
     time_mode = "continuous"
     time_units = "s"
     default_dt = 0.01
@@ -96,7 +97,7 @@ class Springs(Model):
         Observable("gravitational_energy", "gravitational energy", "J", symbol="U_g"),
         Observable("total_energy", "total energy (with the external forces' potential)", "J",
                    symbol="E"),
-        Observable("max_strain", "largest spring strain |l/L - 1|", "1", symbol=r"\epsilon"),
+        Observable("max_strain", "largest spring strain", "1", symbol=r"\epsilon"),
         Observable("tip_x", "tip x position", "m"),
         Observable("tip_y", "tip y position", "m"),
         Observable("tip_z", "tip z position (0 in 2-D)", "m"),
@@ -115,7 +116,7 @@ class Springs(Model):
     }
     run_metrics = (
         *BLOWUP_METRICS,
-        Metric("energy_drift", "(E(t_end) - E(0)) / (E(0) - E_equilibrium)"),
+        Metric("energy_drift", "energy drift relative to the initial energy above equilibrium"),
         Metric("max_strain", "largest spring strain over the run"),
         Metric("settling_time", "time after which the tip stays within 2 % of its initial "
                                 "distance from the static equilibrium (NaN: not settled)", "s"),
@@ -129,18 +130,18 @@ class Springs(Model):
         ParameterSpec("nx", "int", 10, "cloth: points per row", low=2),
         ParameterSpec("ny", "int", 10, "cloth: rows", low=2),
         _positive("spacing", 0.1, "cloth: grid spacing", "m"),
-        ParameterSpec("stiffness", "float", 50.0, "spring stiffness k", "N/m", low=0.0),
+        ParameterSpec("stiffness", "float", 50.0, "spring stiffness k", "N m-1", low=0.0),
         ParameterSpec("bending_stiffness", "float", 0.0,
-                      "cloth: stiffness of bending springs (0: none)", "N/m", low=0.0),
-        ParameterSpec("damping", "float", 0.5, "damping coefficient d", "N s/m", low=0.0),
+                      "cloth: stiffness of bending springs (0: none)", "N m-1", low=0.0),
+        ParameterSpec("damping", "float", 0.5, "damping coefficient d", "N s m-1", low=0.0),
         ParameterSpec("damping_kind", "choice", "spring",
                       "spring: along each spring on the relative velocity; absolute: -d v",
                       choices=("spring", "absolute")),
         _positive("rest_length", 0.05, "chain: spring rest length", "m"),
-        _positive("mass", 0.1, "point mass (not given by seed 002)", "kg"),
+        _positive("mass", 0.1, "point mass (not given by the tongue-model article)", "kg"),
         ParameterSpec("tip_force", "json", [0.0, 1.0], "chain: force on the tip (2 or 3 "
                       "components; the dimension of the chain)", "N", schema=_VECTOR),
-        ParameterSpec("gravity", "float", 0.0, "gravity along -y (2-D) or -z (3-D)", "m/s^2",
+        ParameterSpec("gravity", "float", 0.0, "gravity along -y (2-D) or -z (3-D)", "m s-2",
                       low=0.0),
         ParameterSpec("pin", "choice", "corners", "cloth: pinned corners or top edge",
                       choices=("corners", "edge")),
@@ -209,6 +210,11 @@ class Springs(Model):
         return {name: given[name] for name in options if name in given}
 
     # ----------------------------------------------------------------- hooks
+
+    def uses_seed(self, params: Mapping[str, Any]) -> bool:
+        """Only a random initial perturbation (``initial = perturbed`` with
+        ``perturbation > 0``) makes a run depend on its seed."""
+        return params["initial"] == "perturbed" and params["perturbation"] > 0
 
     def initial_state(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict:
         """``x``, ``v`` (N, D), the blow-up flag and time (-1: none); the equilibrium in

@@ -1,17 +1,18 @@
-r"""The seed articles' stability claims, measured: stability tables and verdicts.
+r"""The source articles' stability claims, measured: stability tables and verdicts.
 
-Claims (seed 002 = tongue article, 004 = integrator article):
+Claims of the tongue-model article and of the integrator article
+(:data:`flocklab.references.TONGUE_ARTICLE`, :data:`flocklab.references.INTEGRATOR_ARTICLE`):
 
-* ``sqrt_m_k`` (002): "stable when :math:`\Delta t < \sqrt{m/k}`", for its explicit Euler
-  (prose) and for the update its code actually runs (semi-implicit Euler, which is also what
-  its "Verlet" is);
-* ``two_sqrt_m_k`` (004): "explicit methods are stable for :math:`\Delta t < 2\sqrt{m/k}`",
-  for explicit Euler, semi-implicit Euler and RK4;
-* ``unconditional`` (004): "implicit Euler is unconditionally stable", separately for full
-  Newton (``implicit_euler``) and the diagonal approximation with 3 sweeps;
-* ``semi_vs_explicit`` (004): "semi-implicit is markedly more stable than explicit";
-* ``cloth_cost`` (004): "on the 100-particle cloth, implicit at 0.016 s with 3 iterations is
-  faster than explicit at 0.001 s", as measured cost per simulated second.
+* ``sqrt_m_k`` (tongue article): "stable when :math:`\Delta t < \sqrt{m/k}`", for its
+  explicit Euler (prose) and for the update its code actually runs (semi-implicit Euler,
+  which is also what its "Verlet" is);
+* ``two_sqrt_m_k`` (integrator article): "explicit methods are stable for
+  :math:`\Delta t < 2\sqrt{m/k}`", for explicit Euler, semi-implicit Euler and RK4;
+* ``unconditional`` (integrator article): "implicit Euler is unconditionally stable",
+  separately for full Newton (``implicit_euler``) and the diagonal approximation with 3 sweeps;
+* ``semi_vs_explicit`` (integrator article): "semi-implicit is markedly more stable than explicit";
+* ``cloth_cost`` (integrator article): "on the 100-particle cloth, implicit at 0.016 s with
+  3 iterations is faster than explicit at 0.001 s", as measured cost per simulated second.
 
 Decision rules (stated once, applied to every configuration; :math:`m` the smallest mass,
 :math:`k` the largest stiffness): a bound claim "stable for every :math:`\Delta t < X`"
@@ -38,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from flocklab.analysis.sensitivity import Verdict
-from flocklab.models.springs.integrators import STUDY_METHODS
+from flocklab.models.springs.integrators import STUDY_METHODS, method_label
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.stability import (
     GROWTH,
@@ -219,8 +220,9 @@ def _bound_verdict(claim: str, rows: list[StabilityRow], methods: Sequence[str],
         bound = factor * row.sqrt_m_over_k
         holds = row.dt_measured >= bound * (1.0 - RESOLUTION)
         results.append(holds)
-        evidence.append(f"{row.configuration} {row.method}: dt_max {row.dt_measured:.4g} s "
-                        f"(theory {row.dt_theory:.4g}) vs {bound:.4g} s")
+        evidence.append(f"{row.configuration}, {method_label(row.method)}: largest stable Δt "
+                        f"{row.dt_measured:.4g} s (theory {row.dt_theory:.4g} s) against "
+                        f"{bound:.4g} s")
     verdict = "holds" if results and all(results) else "fails" if results else "inconclusive"
     return Verdict(claim, verdict, f"{sum(results)}/{len(results)} hold; " + "; ".join(evidence))
 
@@ -242,25 +244,28 @@ def _ratio_verdict(rows: list[StabilityRow]) -> Verdict:
     values = list(ratios.values())
     verdict = ("holds" if min(values) >= MARKEDLY else "fails" if min(values) < 1.25
                else "inconclusive")
-    evidence = "; ".join(f"{config}: x{ratio:.3g}" for config, ratio in ratios.items())
-    return Verdict("semi-implicit Euler is markedly (>= x2) more stable than explicit Euler",
+    evidence = "; ".join(f"{config}: ×{ratio:.3g}" for config, ratio in ratios.items())
+    return Verdict("integrator article: semi-implicit Euler is markedly (≥ ×2) more stable "
+                   "than explicit Euler",
                    verdict, evidence)
 
 
 def stability_verdicts(rows: list[StabilityRow]) -> list[Verdict]:
     """Verdicts of the stability claims from a :func:`stability_table`."""
     return [
-        _bound_verdict("002: explicit Euler stable when dt < sqrt(m/k)", rows,
+        _bound_verdict("tongue article: explicit Euler stable when Δt < √(m/k)", rows,
                        ("explicit_euler",), 1.0, "tongue"),
-        _bound_verdict("002: its code's update (semi-implicit Euler = its 'Verlet') stable when "
-                       "dt < sqrt(m/k)", rows, ("semi_implicit_euler", "article_verlet"), 1.0,
-                       "tongue"),
-        _bound_verdict("004: explicit methods stable when dt < 2 sqrt(m/k)", rows,
+        _bound_verdict("tongue article: the update its code runs (semi-implicit Euler, its "
+                       "'Verlet') stable when Δt < √(m/k)", rows,
+                       ("semi_implicit_euler", "article_verlet"), 1.0, "tongue"),
+        _bound_verdict("integrator article: explicit methods stable when Δt < 2√(m/k)", rows,
                        ("explicit_euler", "semi_implicit_euler", "rk4"), 2.0),
-        _unconditional_verdict("004: implicit Euler (full Newton) is unconditionally stable",
+        _unconditional_verdict("integrator article: implicit Euler (full Newton) is "
+                               "unconditionally stable",
                                rows, "implicit_euler"),
-        _unconditional_verdict("004: implicit Euler, diagonal Jacobian, 3 iterations, is "
-                               "unconditionally stable", rows, "implicit_euler_diagonal"),
+        _unconditional_verdict("integrator article: implicit Euler, diagonal Jacobian, 3 "
+                               "iterations, is unconditionally stable", rows,
+                               "implicit_euler_diagonal"),
         _ratio_verdict(rows),
     ]
 
@@ -278,9 +283,21 @@ def cost_per_simulated_second(system: SpringSystem, method: str, dt: float,
     return float(np.median(times)), result.stable, result.stats
 
 
+#: What the claims and evidence call the cloth cost runs.
+COST_RUN_NAMES = {
+    "explicit_euler@0.001": "explicit Euler at Δt = 0.001 s",
+    "semi_implicit_euler@0.001": "semi-implicit Euler at Δt = 0.001 s",
+    "implicit_euler_diagonal(3)@0.016": "implicit Euler (diagonal Jacobian, 3 sweeps) at "
+                                        "Δt = 0.016 s",
+    "implicit_euler(newton<=3)@0.016": "implicit Euler (at most 3 Newton steps) at "
+                                       "Δt = 0.016 s",
+}
+
+
 def cloth_cost_verdicts(system: SpringSystem | None = None, t_end: float = 2.0
                         ) -> tuple[list[Verdict], dict[str, Any]]:
-    """004's cloth claim: implicit (3 iterations, 0.016 s) vs explicit (0.001 s), measured."""
+    """The integrator article's cloth claim: implicit (3 iterations, 0.016 s) vs explicit
+    (0.001 s), measured."""
     system = cloth(10, 10) if system is None else system
     runs = {
         "explicit_euler@0.001": ("explicit_euler", 0.001, {}),
@@ -303,11 +320,12 @@ def cloth_cost_verdicts(system: SpringSystem | None = None, t_end: float = 2.0
                 verdict = "inconclusive"
             else:
                 verdict = "holds" if imp["cost_s_per_s"] < exp["cost_s_per_s"] else "fails"
-            evidence = (f"{implicit}: {imp['cost_s_per_s']:.3g} s/s "
-                        f"({'stable' if imp['stable'] else 'unstable'}); {explicit}: "
-                        f"{exp['cost_s_per_s']:.3g} s/s "
-                        f"({'stable' if exp['stable'] else 'unstable'})")
-            verdicts.append(Verdict(f"004: {implicit} faster than {explicit} on the 10x10 cloth",
+            evidence = (f"{COST_RUN_NAMES[implicit]}: {imp['cost_s_per_s']:.3g} s per "
+                        f"simulated s ({'stable' if imp['stable'] else 'unstable'}); "
+                        f"{COST_RUN_NAMES[explicit]}: {exp['cost_s_per_s']:.3g} s per "
+                        f"simulated s ({'stable' if exp['stable'] else 'unstable'})")
+            verdicts.append(Verdict(f"integrator article: {COST_RUN_NAMES[implicit]} faster "
+                                    f"than {COST_RUN_NAMES[explicit]} on the 10x10 cloth",
                                     verdict, evidence))
     return verdicts, data
 

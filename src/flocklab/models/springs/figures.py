@@ -32,7 +32,8 @@ import numpy as np
 
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
-from flocklab.figures.drawing import Drawing
+from flocklab.figures.drawing import Drawing, time_text
+from flocklab.models.springs.integrators import method_label
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -45,6 +46,7 @@ MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
 BAND = 0.12
 
 
+#: Names of the integrators on a figure.
 def _select(available: Sequence[str], chosen: Sequence[str] | None, option: str) -> list[str]:
     """``chosen`` (all of ``available`` if None), each checked to be in the result."""
     if not chosen:
@@ -129,7 +131,7 @@ def _plot_configuration(ax: Any, edge: Any, colour: str, offset: float, config: 
 
 def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
     """Measured and theory dt_max per integrator and configuration (see module docstring),
-    with each configuration's :math:`\\sqrt{m/k}` (seed 002's bound) as a dotted line.
+    with each configuration's :math:`\\sqrt{m/k}` (the tongue article's bound) as a dotted line.
 
     One ``Line2D`` per configuration and kind holds the numeric limits in method order
     (labels ``"<configuration>: measured"`` / ``": theory"``); the band markers and the
@@ -155,15 +157,17 @@ def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, 
     ax.set_ylim(*_log_limits(numbers))
     ax.set_xlim(-0.6, len(methods) - 0.4)
     _bands(ax)
-    ax.set_xticks(range(len(methods)), methods, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("largest stable time step Δt_max (s)")
+    ax.set_xticks(range(len(methods)), [method_label(m) for m in methods], rotation=30,
+                  ha="right")
+    ax.set_ylabel(r"largest stable time step $\Delta t_{\max}$ (s)")
     handles = [Line2D([], [], color=f"C{c}", ls="none", marker="o", label=config)
                for c, config in enumerate(configs)]
     handles += [Line2D([], [], color="k", ls="none", marker="o", label="measured (runs)"),
                 Line2D([], [], color="k", ls="none", marker="D", mfc="none",
                        label="linear theory"),
-                Line2D([], [], color="k", ls=":", lw=1.0, label="√(m/k) (seed 002)")]
-    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+                Line2D([], [], color="k", ls=":", lw=1.0,
+                       label=r"$\sqrt{m/k}$, the tongue article's bound")]
+    fig.legend(handles=handles, loc="outside right upper")
 
 
 def accuracy_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
@@ -182,15 +186,15 @@ def accuracy_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, A
         steps.update(dt for dt, _ in pairs)
         ax.loglog([dt for dt, _ in pairs], [error for _, error in pairs],
                   marker=MARKERS[k % len(MARKERS)], ls=("-", "--", ":")[k % 3], ms=5,
-                  mfc="none", label=f"{method} (order {text})")
-    ax.set_xticks(sorted(steps), [f"{dt:g}" for dt in sorted(steps)], fontsize=8)
+                  mfc="none", label=f"{method_label(method)} (order {text})")
+    ax.set_xticks(sorted(steps), [f"{dt:g}" for dt in sorted(steps)])
     ax.minorticks_off()
-    ax.set_xlabel("time step Δt (s)")
-    ax.set_ylabel("global error |u - u_exact| at t_end (m)")
+    ax.set_xlabel(r"time step $\Delta t$ (s)")
+    ax.set_ylabel(r"global error $|u - u_{\mathrm{exact}}|$ at $t_{\mathrm{end}}$ (m)")
     if result.get("problem"):
-        ax.set_title(result["problem"], fontsize=8)
+        ax.set_title(result["problem"])
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.legend(loc="outside right upper")
     fig.set_size_inches(7.6, 4.4)
 
 
@@ -228,11 +232,11 @@ def draw_structure_3d(ax: Any, positions: np.ndarray, frame: int, springs: np.nd
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
     ax.set_zlim(low[2], high[2])
-    ax.set_box_aspect(tuple(high - low))
+    ax.set_box_aspect(tuple(high - low), zoom=0.8)
     ax.locator_params(nbins=4)
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    ax.set_zlabel("z (m)")
+    ax.set_xlabel("$x$ (m)", labelpad=9)
+    ax.set_ylabel("$y$ (m)", labelpad=9)
+    ax.set_zlabel("$z$ (m)", labelpad=6)
 
 
 def run_system(run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
@@ -244,7 +248,7 @@ def run_system(run: xr.Dataset) -> tuple[SpringSystem, dict[str, Any]]:
 
 
 class SpringsDrawing(Drawing):
-    """Springs, points and fixed points of a run's frame (2-D or 3-D)."""
+    """Springs as grey lines, free points as dots, fixed (pinned) points as black squares."""
 
     def projection(self, run: xr.Dataset) -> str | None:
         """``"3d"`` for a 3-D structure (the cloth), ``None`` (ordinary axes) in 2-D."""
@@ -252,20 +256,17 @@ class SpringsDrawing(Drawing):
 
     def draw(self, ax: Any, run: xr.Dataset, frame: int, trail: int = 0,
              label: str = "") -> None:
-        """Springs as lines and points as dots; fixed points as black squares.
-
-        A 2-D structure is drawn in the x–y plane on ordinary axes; a 3-D one (the cloth)
-        on the :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks
-        for, by :func:`flocklab.models.springs.figures.draw_structure_3d`.
-        """
+        """A 2-D structure in the x–y plane on ordinary axes; a 3-D one (the cloth) on the
+        :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks for
+        (:func:`draw_structure_3d`), both on the whole run's limits."""
         system, params = run_system(run)
-        title = f"{label} {params.get('integrator', '')} " \
-                f"t = {run['frame'].values[frame]:g} s".strip()
+        method = params.get("integrator", "").replace("_", " ")
+        title = f"{label} {method}, {time_text(run, frame)}".strip()
         if system.dim == 3:
             positions = np.stack([run[c].values for c in ("x", "y", "z")], axis=-1)
             draw_structure_3d(ax, positions, frame, system.springs, system.fixed,
                               pad=float(np.mean(system.rest_length)))
-            ax.set_title(title, fontsize=9)
+            ax.set_title(title)
             return
         x = run["x"].values[frame]
         vertical = run["y"].values[frame]
@@ -278,10 +279,21 @@ class SpringsDrawing(Drawing):
         fixed = system.fixed
         ax.plot(x[~fixed], vertical[~fixed], "o", ms=3, color="C0")
         ax.plot(x[fixed], vertical[fixed], "s", ms=5, color="k")
-        pad = float(np.mean(system.rest_length))
-        ax.set_xlim(x.min() - pad, x.max() + pad)
-        ax.set_ylim(vertical.min() - pad, vertical.max() + pad)
-        ax.set_aspect("equal", adjustable="datalim")
-        ax.set_xlabel("x (m)")
-        ax.set_ylabel("y (m)")
-        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("$x$ (m)", labelpad=9)
+        ax.set_ylabel("$y$ (m)", labelpad=9)
+        ax.set_title(title)
+
+    def limits(self, run: xr.Dataset) -> tuple[float, float, float, float] | None:
+        """Every frame's points with a margin of one mean rest length."""
+        box = super().limits(run)
+        if box is None:
+            return None
+        pad = float(np.mean(run_system(run)[0].rest_length))
+        return box[0] - pad, box[1] + pad, box[2] - pad, box[3] + pad
+
+    def legend_handles(self, run: xr.Dataset) -> list[Any]:
+        from matplotlib.lines import Line2D
+
+        return [Line2D([], [], color="0.5", lw=0.8, label="spring"),
+                Line2D([], [], marker="o", ls="none", ms=3, color="C0", label="point"),
+                Line2D([], [], marker="s", ls="none", ms=5, color="k", label="fixed point")]

@@ -14,7 +14,7 @@ with respect to :math:`d` and :math:`u` are the :math:`D \times D` blocks
 so :math:`\partial F_i/\partial x_i = -B`, :math:`\partial F_i/\partial x_j = B`,
 :math:`\partial F_j/\partial x_i = B`, :math:`\partial F_j/\partial x_j = -B` (same pattern for
 :math:`C` and the velocities), and absolute damping adds :math:`-c_a I` to
-:math:`\partial F/\partial v`. The first two terms of :math:`B` are seed 004's
+:math:`\partial F/\partial v`. The first two terms of :math:`B` are the integrator article's
 :math:`k n n^T + k(1 - L_0/l)(I - n n^T)`; there it is written as :math:`\partial F_i/\partial x_i`
 with the force sign reversed, see the README, "Findings in the articles' code and prose".
 

@@ -7,7 +7,7 @@ mass is taken as 0, so they never move):
 =========================  ====================================================================
 ``explicit_euler``         :math:`x' = x + h v,\ v' = v + h\,a(x, v)`; order 1.
 ``semi_implicit_euler``    :math:`v' = v + h\,a(x, v),\ x' = x + h v'` (symplectic Euler); order 1.
-``article_verlet``         seed 002's "Verlet" exactly as printed:
+``article_verlet``         the tongue article's "Verlet" as printed:
                            :math:`x' = x + h v + h^2 F/m,\ v' = (x' - x)/h`. Expanding,
                            :math:`v' = v + h a` and :math:`x' = x + h v'`: it *is*
                            ``semi_implicit_euler`` (the true Verlet has :math:`h^2 F/(2m)` and
@@ -27,7 +27,7 @@ mass is taken as 0, so they never move):
                            Jacobian :math:`M - h^2 \partial F/\partial x - h\,\partial F/\partial v`
                            (``spsolve`` with minimum-degree ordering, or conjugate
                            gradients); order 1.
-``implicit_euler_diagonal``seed 004's scheme: unknown :math:`x'`, residual
+``implicit_euler_diagonal``the integrator article's scheme: unknown :math:`x'`, residual
                            :math:`m(x' - x)/h^2 - m v/h - F`, divided by the diagonal
                            approximation :math:`m/h^2 + \sum_s k_s (+\sum_s c_s/h + c/h)` of its
                            Jacobian, a fixed number of sweeps (default 3) from :math:`x' = x`,
@@ -171,7 +171,7 @@ class SemiImplicitEuler(Integrator):
 
 
 class ArticleVerlet(Integrator):
-    """Seed 002's update as printed; algebraically :class:`SemiImplicitEuler`.
+    """The tongue article's update as printed; algebraically :class:`SemiImplicitEuler`.
 
     ``newPos = x + v dt + F dt^2/m; v = (newPos - x)/dt; x = newPos`` (dampers at
     :math:`v_n`). Rounding differs from semi-implicit Euler in the last bits only.
@@ -452,7 +452,7 @@ class ImplicitMidpoint(NewtonIntegrator):
 
 
 class ImplicitEulerDiagonal(Integrator):
-    r"""Seed 004's implicit Euler: fixed number of diagonal-Jacobian (Jacobi) sweeps.
+    r"""The integrator article's implicit Euler: fixed number of diagonal-Jacobian (Jacobi) sweeps.
 
     Unknown :math:`y \approx x'`, start :math:`y^{(0)} = x`; each sweep evaluates the forces at
     :math:`(y, (y - x)/h)` (dampers implicit in the sweep's velocity), the residual
@@ -593,3 +593,17 @@ def get_integrator(name: str, system: SpringSystem, dt: float, **options: Any) -
 STUDY_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "velocity_verlet",
                  "position_verlet", "rk4", "implicit_euler", "implicit_euler_diagonal",
                  "implicit_midpoint")
+
+
+#: Words of integrator names spelled for the eye.
+METHOD_WORDS = {"euler": "Euler", "verlet": "Verlet", "rk4": "RK4", "scipy": "SciPy"}
+
+
+def method_label(name: str) -> str:
+    """An integrator's name for the eye: ``semi_implicit_euler`` → ``semi-implicit Euler``,
+    ``scipy_Radau`` → ``Radau (SciPy)``."""
+    if name.startswith("scipy_"):
+        return f"{name.removeprefix('scipy_')} (SciPy)"
+    words = [METHOD_WORDS.get(word, word) for word in name.split("_")]
+    text = " ".join(words).replace("semi implicit", "semi-implicit")
+    return text.replace("Euler diagonal", "Euler, diagonal")

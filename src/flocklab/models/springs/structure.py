@@ -16,7 +16,8 @@ every point. Units are SI (m, kg, s, N).
 References
 ----------
 D. Baraff, A. Witkin, "Large steps in cloth simulation", SIGGRAPH 1998 (mass–spring cloth,
-implicit Euler). Seeds 002 (tongue chain) and 004 (integrators, cloth) of this project.
+implicit Euler). The tongue chain follows the tongue-model article, the cloth the integrator
+article (:mod:`flocklab.references`).
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def chain(n_points: int = 6, stiffness: float = 50.0, damping: float = 0.5,
           damping_kind: str = "spring", rest_length: float = 0.05, mass: float = 0.1,
           tip_force: Sequence[float] = (0.0, 1.0), gravity: Sequence[float] | None = None,
           ) -> SpringSystem:
-    """The tongue of seed 002: a straight chain along +x, root (point 0) fixed, tip forced.
+    """The tongue of the tongue-model article: a straight chain along +x, root (point 0)
+    fixed, tip forced.
 
     Defaults are the article's (6 points, k = 50 N/m, d = 0.5 N s/m, rest length 0.05 m, 1 N
     upward on the tip); the point mass, which the article does not give, defaults to 0.1 kg.
@@ -257,8 +259,8 @@ def cloth(nx: int = 10, ny: int = 10, spacing: float = 0.1, mass: float = 0.01,
     ``bending_stiffness > 0``); rest lengths are the initial distances. ``pin="corners"``
     fixes the two top corners, ``"edge"`` the whole top row. Gravity is :math:`-g\\,e_z`.
     The defaults (10 x 10 = 100 points, 342 springs, 0.01 kg points, 1000 N/m) are this
-    project's choice for seed 004's unspecified "100-particle cloth". ``tip`` is the bottom
-    corner below the first pin.
+    project's choice for the integrator article's unspecified "100-particle cloth". ``tip``
+    is the bottom corner below the first pin.
     """
     for key, value in (("nx", nx), ("ny", ny)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 2:

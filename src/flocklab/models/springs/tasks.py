@@ -70,6 +70,7 @@ class Stability(Task):
     """Measured and linear-theory largest stable step of every integrator."""
 
     name = "stability"
+    tests_claims = True
     description = ("measured (bisection on runs) and linear-theory dt_max of every integrator, "
                    "and the verdicts of the articles' stability claims")
     options = (
@@ -130,6 +131,7 @@ class ClothCost(Task):
     """Wall time per simulated second of the cloth's integrators, and the claim's verdicts."""
 
     name = "cloth_cost"
+    tests_claims = True
     description = ("cost per simulated second: implicit Euler (3 iterations, 0.016 s) vs "
                    "explicit and semi-implicit Euler (0.001 s) on the cloth, with verdicts")
     options = (_count("cloth_size", 10, "cloth points per side", 2),
@@ -248,8 +250,8 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
 
 def cloth_cost_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, Any],
                     out_dir: Path) -> dict[str, Any]:
-    """Seed 004's cost claim on the project's ``cloth_size`` x ``cloth_size`` cloth: median
-    wall seconds per simulated second of each run (3 runs of ``t_end`` s after a
+    """The integrator article's cost claim on the project's ``cloth_size`` x ``cloth_size``
+    cloth: median wall seconds per simulated second of each run (3 runs of ``t_end`` s after a
     warm-up) and the verdicts (:func:`flocklab.models.springs.claims.cloth_cost_verdicts`)."""
     from flocklab.models.springs.claims import cloth_cost_verdicts
     from flocklab.models.springs.structure import cloth

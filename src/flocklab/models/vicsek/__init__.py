@@ -56,6 +56,7 @@ from flocklab.core.model import (
     SnapshotVariable,
 )
 from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.references import VICSEK_1995
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.record import RunRecord
@@ -76,10 +77,9 @@ class Vicsek(Model):
 
     name = "vicsek"
     description = "Vicsek model of self-propelled particles with local alignment and noise"
-    reference = "T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995)"
-    title = "Vicsek model simulation"
-    observables = (Observable("order_parameter", "polar order parameter v_a = |sum_i "
-                              "e(theta_i)| / N", "1", 0.0, 1.0, "v_a"),)
+    reference = VICSEK_1995
+    title = "Vicsek model"
+    observables = (Observable("order_parameter", "polar order parameter", "1", 0.0, 1.0, "v_a"),)
     primary_observable = "order_parameter"
     size_parameter = "N"
     critical_controls = (
@@ -88,21 +88,21 @@ class Vicsek(Model):
     )
     entity_dim = "particle"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
-        "x": SnapshotVariable("particle x position", "length"),
-        "y": SnapshotVariable("particle y position", "length"),
+        "x": SnapshotVariable("particle x position", "1"),
+        "y": SnapshotVariable("particle y position", "1"),
         "theta": SnapshotVariable("heading angle", "rad"),
     }
     parameters = (
         ParameterSpec("N", "int", 300, "number of particles", "1", low=1, symbol="N"),
-        ParameterSpec("L", "float", 7.0, "side of the periodic square box", "length",
+        ParameterSpec("L", "float", 7.0, "side of the periodic square box", "1",
                       low=0.0, low_inclusive=False, symbol="L"),
         ParameterSpec("v0", "float", 0.03, "speed (distance moved per time step)",
-                      "length/step", low=0.0, symbol="v_0"),
-        ParameterSpec("r", "float", 1.0, "interaction radius", "length", low=0.0,
+                      "1", low=0.0, symbol="v_0"),
+        ParameterSpec("r", "float", 1.0, "interaction radius", "1", low=0.0,
                       low_inclusive=False, symbol="r"),
         ParameterSpec("eta", "float", 2.0,
                       "noise amplitude: angular in [0, 2pi] (rad), vectorial in [0, 1]",
-                      "rad (angular) or 1 (vectorial)", low=0.0, high=TWO_PI, symbol="\\eta"),
+                      "rad", low=0.0, high=TWO_PI, symbol="\\eta"),
         ParameterSpec("noise", "choice", "angular", "noise kind", choices=NOISE_KINDS),
         ParameterSpec("update", "choice", "forward",
                       "position update with the new heading (forward: Gregoire & Chate 2004) "
@@ -114,7 +114,7 @@ class Vicsek(Model):
     )
 
     derived_quantities = (DerivedQuantity(
-        "density", "particle density N/L^2", "length^-2", r"\rho",
+        "density", "particle density", "1", r"\rho",
         lambda params: params["N"] / params["L"] ** 2),)
     #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
     derived_factors = (DerivedFactor(

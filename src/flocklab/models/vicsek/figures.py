@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.figures.drawing import Drawing
+from flocklab.figures.drawing import Drawing, time_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.pyplot as plt
@@ -60,7 +60,7 @@ def draw_periodic_arrows(ax: plt.Axes, ds: xr.Dataset, frame: int, box: float,
               color="C0")
     ax.set_xlim(0, box)
     ax.set_ylim(0, box)
-    ax.set_aspect("equal")
+    ax.set_aspect("equal", adjustable="box")
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -72,6 +72,11 @@ class VicsekDrawing(Drawing):
              ) -> None:
         """Trails join up to ``trail`` preceding frames if they are consecutive steps."""
         draw_periodic_arrows(ax, run, frame, float(run.attrs["L"]), trail=trail)
-        title = f"{label} L = {run.attrs['L']:g}, η = {run.attrs['eta']:g}, " \
-                f"t = {run['frame'].values[frame]:g}"
-        ax.set_title(title.strip(), fontsize=9)
+        title = rf"{label} $L$ = {run.attrs['L']:g}, $\eta$ = {run.attrs['eta']:g}, " \
+                f"{time_text(run, frame)}"
+        ax.set_title(title.strip())
+
+    def limits(self, run: xr.Dataset) -> tuple[float, float, float, float]:
+        """The periodic box."""
+        box = float(run.attrs["L"])
+        return 0.0, box, 0.0, box

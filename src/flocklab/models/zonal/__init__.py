@@ -4,8 +4,9 @@ Rules, predators, obstacles and food are described in :mod:`flocklab.models.zona
 :mod:`flocklab.models.zonal.predators` and :mod:`flocklab.models.zonal.motion`; the engine
 (:class:`flocklab.models.zonal.engine.ZonalSimulation`) owns the arrays and the kernels. This module
 declares the parameters (scalars plus the structured ``predators``, ``obstacles``,
-``subgroups`` and ``food``), the observables (polarisation and milling of the largest group,
-its share of the agents, the survivors, the centroid, spacing, size and elongation), the
+``subgroups`` and ``food``), the observables (polarisation and milling of all alive agents
+and of the largest group, its share of the agents, the survivors, the centroid, spacing,
+size and elongation), the
 snapshot variables on (``frame``, ``agent``), the run metrics (predation and accuracy) and a
 drawing hook.
 
@@ -22,8 +23,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from flocklab.core.model import Metric, Model, Observable, Resources, SnapshotVariable
+from flocklab.core.model import (
+    DerivedQuantity,
+    Metric,
+    Model,
+    Observable,
+    Resources,
+    SnapshotVariable,
+)
 from flocklab.core.parameters import ParameterSpec
+from flocklab.references import COUZIN_2002, COUZIN_2005, REYNOLDS_1987
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -81,6 +90,36 @@ SYMBOLS = {"N": "N", "r_r": "r_r", "delta_o": r"\Delta r_o", "delta_a": r"\Delta
            "speed": "s", "predator_w_v": "w_v", "predator_w_d": "w_d", "obstacle_k": "k"}
 
 
+def _preferred_direction(run: xr.Dataset) -> np.ndarray:
+    """g, the unit vector at ``preferred_angle`` in the xy plane, in the run's dimension."""
+    angle = math.radians(float(run.attrs.get("preferred_angle", 0.0)))
+    return np.array([math.cos(angle), math.sin(angle), 0.0])[: int(run.attrs["dim"])]
+
+
+def _conflict_cos(params: Mapping[str, Any]) -> float:
+    """cos θ, θ the angle between the informed group's direction g (``preferred_angle``) and
+    the first subgroup's; NaN without a subgroup."""
+    subgroups = params.get("subgroups") or []
+    if not subgroups:
+        return math.nan
+    direction = np.asarray(subgroups[0]["direction"], dtype=float)
+    angle = math.radians(float(params["preferred_angle"]))
+    g = np.array([math.cos(angle), math.sin(angle), 0.0])[: direction.size]
+    return float(np.clip(g @ direction / np.linalg.norm(direction), -1.0, 1.0))
+
+
+def average_heading_cos(params: Mapping[str, Any]) -> float:
+    """cos(θ/2) = √((1 + cos θ)/2): the accuracy toward g of a group that travels along the
+    average of the two conflicting directions (Couzin et al. 2005); NaN without a subgroup."""
+    return math.sqrt((1.0 + _conflict_cos(params)) / 2.0)
+
+
+def fair_choice_cos(params: Mapping[str, Any]) -> float:
+    """cos²(θ/2) = (1 + cos θ)/2: the mean accuracy toward g of groups that each follow one of
+    the two directions, either with probability 1/2; NaN without a subgroup."""
+    return (1.0 + _conflict_cos(params)) / 2.0
+
+
 def _unknown_as_nan(values: np.ndarray) -> np.ndarray:
     """A copy with the engine's "unknown" marker (negative) replaced by NaN."""
     return np.where(values >= 0, values, np.nan)
@@ -111,51 +150,60 @@ class Zonal(Model):
     name = "zonal"
     description = ("zonal model of animal groups (Couzin 2002/2005, boids) with predators, "
                    "obstacles and informed agents")
-    reference = ("I. D. Couzin et al., J. Theor. Biol. 218, 1 (2002); I. D. Couzin et al., "
-                 "Nature 433, 513 (2005)")
-    title = "zonal model simulation"
+    reference = f"{COUZIN_2002}; {COUZIN_2005}; {REYNOLDS_1987}"
+    title = "Zonal model (Couzin et al.)"
     time_mode = "continuous"
     time_units = "s"
     default_dt = 0.1
     parameters = _declared_parameters()
     observables = (
-        Observable("polarisation", "polarisation (largest group)", "1", 0.0, 1.0, "P"),
-        Observable("milling", "milling, normalised angular momentum (largest group)", "1",
-                   0.0, 1.0, "m"),
+        Observable("polarisation", "polarisation of the alive agents", "1", 0.0, 1.0, "P"),
+        Observable("milling", "milling (normalised angular momentum) of the alive agents",
+                   "1", 0.0, 1.0, "m"),
+        Observable("polarisation_largest", "polarisation of the largest group", "1", 0.0, 1.0,
+                   r"P_{\mathrm{lg}}"),
+        Observable("milling_largest", "milling of the largest group", "1", 0.0, 1.0,
+                   r"m_{\mathrm{lg}}"),
         Observable("largest_fraction", "share of the alive agents in the largest group", "1",
                    0.0, 1.0, "n_{max}/n"),
         Observable("alive_fraction", "share of the agents not captured", "1", 0.0, 1.0,
                    "n/N"),
-        Observable("centroid_x", "centroid x of the alive agents", "length", symbol="X"),
-        Observable("centroid_y", "centroid y of the alive agents", "length", symbol="Y"),
-        Observable("centroid_z", "centroid z of the alive agents", "length", symbol="Z"),
-        Observable("nearest_neighbour", "mean nearest-neighbour distance", "length",
+        Observable("centroid_x", "centroid x of the alive agents", "1", symbol="X"),
+        Observable("centroid_y", "centroid y of the alive agents", "1", symbol="Y"),
+        Observable("centroid_z", "centroid z of the alive agents", "1", symbol="Z"),
+        Observable("nearest_neighbour", "mean nearest-neighbour distance", "1",
                    symbol="d_{nn}"),
-        Observable("gyration_radius", "radius of gyration", "length", symbol="R_g"),
+        Observable("gyration_radius", "radius of gyration", "1", symbol="R_g"),
         Observable("elongation", "extent along the mean heading over extent across", "1",
                    symbol="E"),
         Observable("groups", "number of groups (connected within the interaction range)",
                    "1", symbol="n_g"),
-        Observable("orientation_width", "orientation width in force", "length",
+        Observable("orientation_width", "orientation width in force", "1",
                    symbol=r"\Delta r_o"),
-        Observable("attraction_width", "attraction width in force", "length",
+        Observable("attraction_width", "attraction width in force", "1",
                    symbol=r"\Delta r_a"),
     )
     primary_observable = "polarisation"
+    derived_quantities = (
+        DerivedQuantity("average_heading_cos", "accuracy of travel along the average "
+                        "direction", "1", r"\cos(\theta/2)", average_heading_cos),
+        DerivedQuantity("fair_choice_cos", "mean accuracy of a fair choice of one direction",
+                        "1", r"\cos^2(\theta/2)", fair_choice_cos),
+    )
     drawing = "flocklab.models.zonal.figures:ZonalDrawing"
     size_parameter = "N"
     entity_dim = "agent"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
-        "x": SnapshotVariable("agent x position", "length"),
-        "y": SnapshotVariable("agent y position", "length"),
-        "z": SnapshotVariable("agent z position (0 in 2-D)", "length"),
+        "x": SnapshotVariable("agent x position", "1"),
+        "y": SnapshotVariable("agent y position", "1"),
+        "z": SnapshotVariable("agent z position (0 in 2-D)", "1"),
         "ex": SnapshotVariable("heading x component", "1"),
         "ey": SnapshotVariable("heading y component", "1"),
         "ez": SnapshotVariable("heading z component", "1"),
-        "speed": SnapshotVariable("speed", "length/s"),
+        "speed": SnapshotVariable("speed", "s-1"),
         "alive": SnapshotVariable("1 alive, 0 captured", "1", "int8"),
         "predator_position": SnapshotVariable(
-            "predator position", "length", entity_dim="predator",
+            "predator position", "1", entity_dim="predator",
             count=lambda params: len(params["predators"]), trailing=(("axis", 3),)),
     }
     run_metrics = (
@@ -173,7 +221,12 @@ class Zonal(Model):
                            "preferred_angle direction (informed agents or not)", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
         Metric("travel_angle", "group heading: angle of the centroid displacement after "
-                               "burn-in from the x axis, in the xy plane", "deg"),
+                               "burn-in from the x axis, in the xy plane", "degree"),
+        # 1 for the nearest of g, the first subgroup's direction and their average (NaN
+        # without a subgroup); the replicate mean is the share of runs.
+        Metric("toward_preferred", "travel toward the informed group's direction", "1"),
+        Metric("toward_subgroup", "travel toward the subgroup's direction", "1"),
+        Metric("toward_average", "travel toward the average direction", "1"),
         Metric("fragmented_share", "share of recorded times after burn-in with more than "
                                    "one group", "1"),
         Metric("memory_gap_p", "schedule: max over widths met on both branches of P "
@@ -241,24 +294,21 @@ class Zonal(Model):
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         from flocklab.models.zonal import metrics
-        from flocklab.models.zonal.params import interaction_range
 
         sim = state["_sim"]
         pos = sim.pos[sim.alive, : sim.dim]
         head = sim.head[sim.alive, : sim.dim]
-        largest = metrics.largest_group_order(pos, head, interaction_range(sim.p),
-                                              box=sim.p["box"])
+        order = sim.observe()
         centroid = sim.pos[sim.alive].mean(axis=0) if pos.shape[0] else np.full(3, np.nan)
         return {
-            "polarisation": largest.polarisation, "milling": largest.milling,
-            "largest_fraction": largest.largest_fraction,
+            **{name: order[name] for name in ("polarisation", "milling", "polarisation_largest",
+                                              "milling_largest", "largest_fraction", "groups")},
             "alive_fraction": float(sim.alive.mean()),
             "centroid_x": float(centroid[0]), "centroid_y": float(centroid[1]),
             "centroid_z": float(centroid[2]),
             "nearest_neighbour": metrics.nearest_neighbour_distance(pos, sim.p["box"]),
             "gyration_radius": metrics.radius_of_gyration(pos),
             "elongation": metrics.elongation(pos, head),
-            "groups": float(largest.n_groups),
             "orientation_width": sim.p["delta_o"], "attraction_width": sim.p["delta_a"],
         }
 
@@ -291,7 +341,7 @@ class Zonal(Model):
             "capture_domain": (("agent",), _unknown_as_nan(sim.capture_domain),
                                {"long_name": "captured prey's Voronoi domain of danger when "
                                              "the attack began (cell clipped to the captor's "
-                                             "detection disc; NaN: n/a)", "units": "length^2"}),
+                                             "detection disc; NaN: n/a)", "units": "1"}),
             "capture_domain_rank": (("agent",), _unknown_as_nan(sim.capture_domain_rank),
                                     {"long_name": "rank of that domain among the alive prey's "
                                                   "(0 smallest, 1 largest; NaN: n/a)",
@@ -304,7 +354,7 @@ class Zonal(Model):
         if sim.obstacles.shape[0]:
             out["obstacle_geometry"] = (("obstacle", "obstacle_column"), sim.obstacles.copy(),
                                         {"long_name": "obstacles: centre x, y, z, radius, "
-                                                      "influence radius, k", "units": "length"})
+                                                      "influence radius, k", "units": "1"})
         return out
 
     def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
@@ -324,9 +374,28 @@ class Zonal(Model):
         }
         ranks = run["capture_domain_rank"].values if "capture_domain_rank" in run else []
         out["danger_rank"], out["danger_share"] = metrics.danger_metrics(np.asarray(ranks))
-        out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(run, after)
+        displacement = self._travel(run, after)
+        out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(
+            run, displacement)
+        out.update(self._choice(run, displacement))
         out.update(self._memory(run))
         return out
+
+    @staticmethod
+    def _choice(run: xr.Dataset, displacement: np.ndarray | None) -> dict[str, float]:
+        """With an informed group and a subgroup: 1 for the direction the group took (the
+        informed group's g, the first subgroup's, or their average), 0 for the others; NaN
+        without a subgroup or travel."""
+        from flocklab.models.zonal import metrics
+
+        names = ("toward_preferred", "toward_subgroup", "toward_average")
+        params = json.loads(run.attrs.get("parameters", "{}"))
+        dim = int(run.attrs["dim"])
+        if displacement is None or not params.get("subgroups"):
+            return dict.fromkeys(names, math.nan)
+        second = np.asarray(params["subgroups"][0]["direction"], dtype=float)[:dim]
+        choice = metrics.heading_choice(displacement, _preferred_direction(run), second)
+        return {name: float(k == choice) for k, name in enumerate(names)}
 
     @staticmethod
     def _memory(run: xr.Dataset) -> dict[str, float]:
@@ -348,26 +417,31 @@ class Zonal(Model):
                         strict=True))
 
     @staticmethod
-    def _accuracy(run: xr.Dataset, after: np.ndarray) -> tuple[float, float, float]:
+    def _travel(run: xr.Dataset, after: np.ndarray) -> np.ndarray | None:
+        """The centroid's displacement after burn-in (None if it did not move or fewer than
+        two records remain)."""
+        names = ("centroid_x", "centroid_y", "centroid_z")[: int(run.attrs["dim"])]
+        centroid = np.array([run[name].values[after] for name in names]).T
+        if centroid.shape[0] < 2:
+            return None
+        displacement = centroid[-1] - centroid[0]
+        if not np.all(np.isfinite(displacement)) or not np.any(displacement):
+            return None
+        return displacement
+
+    @staticmethod
+    def _accuracy(run: xr.Dataset, displacement: np.ndarray | None
+                  ) -> tuple[float, float, float]:
         """Accuracy (both definitions) and travel angle of the centroid's displacement after
         burn-in, toward g = the ``preferred_angle`` direction whether or not any agent is
         informed (with none, the uninformed baseline: 1/2 and 0 on average for an unbiased
         group). NaN only when the centroid did not move or fewer than two records remain."""
         from flocklab.models.zonal import metrics
 
-        attrs = run.attrs
-        dim = int(attrs["dim"])
-        names = ("centroid_x", "centroid_y", "centroid_z")[:dim]
-        centroid = np.array([run[name].values[after] for name in names]).T
-        if centroid.shape[0] < 2:
-            return math.nan, math.nan, math.nan
-        angle = math.radians(float(attrs.get("preferred_angle", 0.0)))
-        g = np.array([math.cos(angle), math.sin(angle), 0.0])[:dim]
-        displacement = centroid[-1] - centroid[0]
-        if not np.all(np.isfinite(displacement)) or not np.any(displacement):
+        if displacement is None:
             return math.nan, math.nan, math.nan
         travel = math.degrees(math.atan2(displacement[1], displacement[0]))
-        return (*metrics.accuracy(displacement[None, :], g), travel)
+        return (*metrics.accuracy(displacement[None, :], _preferred_direction(run)), travel)
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """About 40 words per agent of state and work space plus an estimated 60 neighbour

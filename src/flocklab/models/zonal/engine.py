@@ -302,7 +302,8 @@ class ZonalSimulation:
 
     # ------------------------------------------------------------------ observation
     def observe(self) -> dict[str, float]:
-        """Polarisation and milling of all alive agents and of the largest group."""
+        """Polarisation and milling of all alive agents and of the largest group, the largest
+        group's share of the alive agents, the number of groups and of alive agents."""
         pos = self.pos[self.alive, : self.dim]
         head = self.head[self.alive, : self.dim]
         largest = metrics.largest_group_order(pos, head, interaction_range(self.p),
@@ -313,6 +314,6 @@ class ZonalSimulation:
             "polarisation_largest": largest.polarisation,
             "milling_largest": largest.milling,
             "largest_fraction": largest.largest_fraction,
-            "n_groups": float(largest.n_groups),
+            "groups": float(largest.n_groups),
             "alive": float(self.alive.sum()),
         }

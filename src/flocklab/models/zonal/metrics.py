@@ -172,6 +172,34 @@ def accuracy(displacements: np.ndarray, g: np.ndarray) -> tuple[float, float]:
     return float(1.0 - np.mean(np.arccos(cos)) / math.pi), float(np.mean(cos))
 
 
+def heading_choice(travel: np.ndarray, first: np.ndarray, second: np.ndarray) -> int:
+    """Which of two conflicting directions a group took: 0 the ``first``, 1 the ``second``,
+    2 their average (the bisector), whichever is nearest in angle to ``travel``.
+
+    Couzin et al. (2005) find that a group led by two informed subgroups whose preferred
+    directions differ by a small angle θ travels along the average (accuracy toward either
+    target ≈ cos(θ/2)), and beyond a critical θ picks one of the two. Where the directions are
+    opposite the bisector is undefined and only 0 or 1 can be returned.
+
+    Parameters
+    ----------
+    travel, first, second : ndarray (d,)
+        The group's displacement and the two preferred directions (any lengths > 0).
+
+    Returns
+    -------
+    int
+        0, 1 or 2 (ties go to the average, then to ``first``).
+    """
+    unit = [np.asarray(v, dtype=float) / np.linalg.norm(v) for v in (first, second)]
+    bisector = unit[0] + unit[1]
+    candidates = {2: bisector} if np.linalg.norm(bisector) > 1e-9 else {}
+    candidates.update({0: unit[0], 1: unit[1]})
+    travel = np.asarray(travel, dtype=float) / np.linalg.norm(travel)
+    cosines = {k: float(travel @ v / np.linalg.norm(v)) for k, v in candidates.items()}
+    return max(cosines, key=lambda k: cosines[k] + 1e-12 * (k == 2))
+
+
 def captures_over_time(capture_step: np.ndarray, steps: int) -> np.ndarray:
     """Cumulative number of captures after each step 0..steps, shape (steps + 1,)."""
     captured = np.asarray(capture_step)

@@ -1,0 +1,86 @@
+"""The force-based swarm's tasks: the sub-leader verdicts on hand-made turn times (each
+verdict can hold and fail), the task options, and a small hierarchy run drawn."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+
+import flocklab
+from flocklab.core.parameters import ParameterError
+from flocklab.models.forces import hierarchy
+
+
+def _rows(turn_time, counts=(0, 2, 4, 8, 16), taus=(0.0, 1.0, 3.0), seeds=4):
+    rng = np.random.default_rng(0)
+    return [{"subleaders": c, "prediction_step": t, "seed": s,
+             "turn_time": float(turn_time(c, t) + 0.3 * rng.standard_normal()), "turned": 1}
+            for t in taus for c in counts for s in range(seeds)]
+
+
+def _verdicts(rows):
+    return [v["verdict"] for v in hierarchy.verdicts(rows)]
+
+
+def test_saturating_turn_times_independent_of_tau():
+    """Faster with more sub-leaders until 8, then no gain; tau plays no part."""
+    rows = _rows(lambda c, t: 20.0 / (1.0 + min(c, 8)))
+    assert _verdicts(rows) == ["holds", "fails", "holds"]
+
+
+def test_turn_times_falling_all_the_way_and_rising_with_tau():
+    rows = _rows(lambda c, t: 30.0 - c + 2.0 * t)
+    assert _verdicts(rows) == ["holds", "holds", "fails"]
+
+
+def test_sub_leaders_that_slow_the_group_fail_the_first_verdict():
+    rows = _rows(lambda c, t: 5.0 + c)
+    assert _verdicts(rows)[0] == "fails"
+
+
+def test_summary_table_means():
+    rows = _rows(lambda c, t: 10.0 + c)
+    table = hierarchy.summary_table(rows)
+    assert len(table) == 15 and all(row["runs"] == 4 for row in table)
+    by_count = {row["subleaders"]: row["turn_time_mean"] for row in table
+                if row["prediction_step"] == 1.0}
+    assert by_count[16] - by_count[0] == pytest.approx(16.0, abs=1.0)
+
+
+def test_hierarchy_options_are_checked():
+    model = flocklab.get_model("forces")
+    task = model.task("hierarchy")
+    params = model.resolve({"N": 20})
+    with pytest.raises(ParameterError, match="exceed N = 20"):
+        task.resolve(params, {"subleaders": [0, 30]})
+    with pytest.raises(ParameterError, match="turn_angle"):
+        task.resolve(params, {"subleaders": [0, 4], "turn_angle": 0.0})
+
+
+def test_a_small_hierarchy_task_runs_and_draws(tmp_path):
+    """Three sub-leader counts, two prediction steps, two seeds on 20 agents: a table, the
+    turn times within the censoring, three verdicts, CSV tables and a figure."""
+    model = flocklab.get_model("forces")
+    task = model.task("hierarchy")
+    params = model.resolve({"N": 20, "alpha": 1.0, "C_r": 2.0, "l_r": 0.5, "r_cut": 4.0,
+                            "r_align": 2.0, "w_alignment": 1.0, "initial": "aligned",
+                            "start_radius": 3.0})
+    options = task.resolve(params, {"subleaders": [0, 3, 6], "prediction_steps": [0.0, 2.0],
+                                    "seeds": 2, "leaders": 2, "turn_time": 1.0,
+                                    "t_max": 12.0})
+    result = task.run(model, params, options, tmp_path)
+    assert len(result["table"]) == 6
+    assert all(0.0 < row["turn_time_mean"] <= 11.0 for row in result["table"])
+    assert len(result["verdicts"]) == 3
+    assert (tmp_path / "turn_times.csv").exists()
+    fig = plt.figure()
+    task.draw(fig, json.loads(json.dumps({"result": result})), {})
+    assert fig.axes[0].get_xlabel() == "sub-leaders"
+    plt.close(fig)
