@@ -274,6 +274,22 @@ def run_checks(columns: Mapping[str, np.ndarray], p: str, dims: list[str]) -> di
     }
 
 
+#: The per-point flags of :func:`run_checks` (counts of runs).
+RUN_FLAGS = ("short_runs", "drifting_runs")
+
+
+def flagged_points(summary: xr.Dataset) -> xr.DataArray | None:
+    """True at the points where a run is short of independent samples or fails the burn-in
+    check (any of :data:`RUN_FLAGS` > 0); None for a summary without these flags."""
+    present = [summary[name] > 0 for name in RUN_FLAGS if name in summary]
+    if not present:
+        return None
+    flagged = present[0]
+    for other in present[1:]:
+        flagged = flagged | other
+    return flagged
+
+
 def _mean_and_spread(columns: Mapping[str, np.ndarray], p: str, k: int, dims: list[str]
                      ) -> dict[str, Any]:
     """Mean over replicates and its standard error of every per-run quantity but P's own."""
