@@ -267,9 +267,10 @@ def test_stage_output_has_the_documented_fields():
         entry = document[key]
         low, high = entry["ci"]
         assert low < entry["value"] < high
-        # the half-width is the jackknife part and the window part in quadrature
-        assert entry["half_width"] == pytest.approx(np.hypot(entry["statistical"],
-                                                             entry["window"]))
+        # the half-width is the larger of the jackknife part and the window part (times
+        # the misfit scale factor)
+        assert entry["half_width"] == pytest.approx(entry["scale"] * max(
+            entry["statistical"], entry["window"]))
         assert len(document["jackknife"][key]) == 8
         halves = document["split_half"][key]
         assert len(halves["halves"]) == 2 and halves["agree"] in (True, False)

@@ -689,8 +689,8 @@ def curve_arrays(curve: xr.Dataset, coordinate: str, observable: str, replicate_
 
 
 METHOD = ("rounded power law P = sqrt((A E[(s + w xi)_+^e])^2 + f^2), xi ~ N(0, 1), on "
-          "|s| <= reduced_max; 68 % interval = value +- sqrt((t_(k-1) sigma_jackknife)^2 + "
-          "(half range over reduced_max x (0.707, 1, 1.414))^2), jackknife over replicates")
+          "|s| <= reduced_max; 68 % interval = value +- max(t_(k-1) sigma_jackknife, "
+          "half range over reduced_max x (0.707, 1, 1.414)), jackknife over replicates")
 
 
 def fit_curve(arrays: CurveArrays, side: str, reduced_min: float, reduced_max: float,

@@ -23,7 +23,7 @@ logistic-smeared synthetic curves it puts :math:`x_c` too far on the ordered sid
 :math:`0.8\,w\,x_c`, so it is not the default.)
 
 **Intervals.** The reported 68 % interval of :math:`x_c` and :math:`e` is
-:math:`\hat\theta \pm h`, :math:`h = \sqrt{(t_{k-1}\,\sigma_J)^2 + \sigma_W^2}`:
+:math:`\hat\theta \pm h`, :math:`h = \max(t_{k-1}\,\sigma_J,\ \sigma_W)`:
 
 * :math:`\sigma_J`, the delete-one jackknife over the :math:`k` replicates (leave seed
   :math:`r` out at every point, refit from the full fit's parameters; Efron & Tibshirani
@@ -34,7 +34,12 @@ logistic-smeared synthetic curves it puts :math:`x_c` too far on the ordered sid
   freedom, for the few replicates a study has (1.32 for 3, 1.11 for 6);
 * :math:`\sigma_W`, half the range of :math:`\hat\theta` over the admissible windows
   :math:`s_{\max} \times (1/\sqrt2, 1, \sqrt2)` (those that can be fitted): the choice of
-  window as a systematic error;
+  window as a systematic error. The larger of the two parts is taken, not their sum in
+  quadrature: the windows are fitted to the same runs, so the noise the jackknife measures
+  also moves the estimate from window to window, and :math:`\sigma_W` below
+  :math:`t\sigma_J` is mostly that noise again (adding it in quadrature made the exponents'
+  68 % intervals cover the truth in 75–81 % of synthetic cases); where the window matters
+  more than the noise, :math:`\sigma_W` is the interval;
 * where the fit's :math:`\chi^2` rejects the model at the 1 % level, :math:`h` is
   multiplied by :math:`S = \sqrt{\chi^2/\nu}` (:math:`\nu` = points − 5), the Particle Data
   Group's scale factor: a misfit the jackknife over seeds cannot see.
@@ -120,8 +125,12 @@ def reduced(x: np.ndarray, critical: float, side: str) -> np.ndarray:
     return (critical - x) / critical if side == "below" else (x - critical) / critical
 
 
-#: Gauss–Hermite nodes and weights (probabilists') of the Gaussian rounding.
-_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(32)
+#: Nodes and weights of the Gaussian rounding: the trapezoid rule on [-6, 6] with 241
+#: points. (Gauss–Hermite nodes are exact for smooth integrands, but (s + w xi)_+^e has a
+#: kink, and with a few nodes the average jumps as s crosses them: a bumpy model that traps
+#: the optimiser; the even grid keeps the error below 1e-3 and smooth in s.)
+_NODES = np.linspace(-6.0, 6.0, 241)
+_WEIGHTS = np.exp(-0.5 * _NODES**2)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 #: The rounding shapes of :func:`rounded_power_law` (the fits use ``gauss``).
 ROUNDINGS = ("gauss", "softplus")
@@ -132,7 +141,7 @@ def rounded_power_law(x: np.ndarray, amplitude: float, critical: float, exponent
                       rounding: str = "gauss") -> np.ndarray:
     r""":math:`\sqrt{(A\,r_w(s))^2 + f^2}` (module docstring): ``softplus``,
     :math:`r_w = g_w(s)^e` with :math:`g_w = w\,\mathrm{logaddexp}(0, s/w)`; ``gauss``,
-    :math:`r_w = \mathbb{E}_\xi[(s + w\xi)_+^e]` (Gauss–Hermite, 32 nodes)."""
+    :math:`r_w = \mathbb{E}_\xi[(s + w\xi)_+^e]` (trapezoid rule, 241 points)."""
     s = reduced(np.asarray(x, float), critical, side)
     if rounding == "softplus":
         rounded = (width * np.logaddexp(0.0, s / width)) ** exponent
@@ -162,54 +171,15 @@ def _check_transition(v: np.ndarray, err: np.ndarray, side: str) -> None:
             f"(needs to fall below half its ordered value, by more than 3 standard errors)")
 
 
-def gauss_jacobian(x: np.ndarray, amplitude: float, critical: float, exponent: float,
-                   width: float, floor: float, side: str = "below") -> np.ndarray:
-    r"""Derivatives of the Gaussian-rounded law with respect to (A, x_c, e, w, f).
-
-    With :math:`t_i = (s + w\xi_i)_+`, :math:`R = \sum_i q_i t_i^e` and
-    :math:`P = \sqrt{A^2R^2 + f^2}`: :math:`\partial_A P = AR^2/P`,
-    :math:`\partial_f P = f/P`, :math:`\partial_R P = A^2R/P`;
-    :math:`\partial_e R = \sum q_i t_i^e\ln t_i`,
-    :math:`\partial_w R = \sum q_i e\,t_i^{e-1}\xi_i`,
-    :math:`\partial_{x_c} R = \sum q_i e\,t_i^{e-1}\,\partial s/\partial x_c` with
-    :math:`\partial s/\partial x_c = \pm x/x_c^2` (+ ordered below).
-
-    Returns
-    -------
-    ndarray, shape (n, 5)
-    """
-    x = np.asarray(x, float)
-    s = reduced(x, critical, side)
-    t = s[:, None] + width * _NODES[None, :]
-    positive = t > 0
-    safe = np.where(positive, t, 1.0)
-    power = np.where(positive, safe**exponent, 0.0)
-    slope = np.where(positive, exponent * safe ** (exponent - 1), 0.0)
-    r = power @ _WEIGHTS
-    p = np.sqrt((amplitude * r) ** 2 + floor**2)
-    d_r = amplitude**2 * r / np.maximum(p, 1e-300)
-    ds_dc = (x if side == "below" else -x) / critical**2
-    jac = np.empty((x.size, 5))
-    jac[:, 0] = amplitude * r**2 / np.maximum(p, 1e-300)
-    jac[:, 1] = d_r * (slope @ _WEIGHTS) * ds_dc
-    jac[:, 2] = d_r * ((power * np.log(safe)) @ _WEIGHTS)
-    jac[:, 3] = d_r * ((slope * _NODES[None, :]) @ _WEIGHTS)
-    jac[:, 4] = floor / np.maximum(p, 1e-300)
-    return jac
-
-
 def _fit_once(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str, start: np.ndarray,
               bounds: tuple[list[float], list[float]], rounding: str) -> np.ndarray:
     start = np.clip(start, np.array(bounds[0]) + 1e-9, np.array(bounds[1]) - 1e-9)
-    jac = ((lambda xx, *params: gauss_jacobian(xx, *params, side)) if rounding == "gauss"
-           else "2-point")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             params, _ = optimize.curve_fit(
                 lambda xx, a, c, e, w, f: rounded_power_law(xx, a, c, e, w, f, side, rounding),
-                x, v, p0=start, sigma=err, absolute_sigma=True, bounds=bounds, jac=jac,
-                max_nfev=4000)
+                x, v, p0=start, sigma=err, absolute_sigma=True, bounds=bounds, max_nfev=4000)
         except (RuntimeError, ValueError) as error:
             raise RoundedFitError(f"rounded fit did not converge: {error}") from None
     return params
@@ -443,11 +413,12 @@ def misfit_scale(chi2_per_dof: float, dof: int, level: float = MISFIT_LEVEL) -> 
 
 def interval_entry(value: float, jack: np.ndarray, windows: np.ndarray, k: int,
                    covariance_err: float, scale: float = 1.0) -> dict[str, Any]:
-    r"""``value ± h``, :math:`h = S\sqrt{(t_{k-1}\sigma_J)^2 + \sigma_W^2}`: the jackknife
-    over replicates (the fit covariance with one replicate) and half the range over the
-    admissible windows, times the scale factor ``scale`` (:func:`misfit_scale`) of a fit
-    whose χ² rejects the model (the Particle Data Group's rule for inconsistent data;
-    R. L. Workman et al., Prog. Theor. Exp. Phys. 2022, 083C01, Introduction §5.2)."""
+    r"""``value ± h``, :math:`h = S\max(t_{k-1}\sigma_J, \sigma_W)`: the larger of the
+    jackknife over replicates (the fit covariance with one replicate) and half the range over
+    the admissible windows (module docstring), times the scale factor ``scale``
+    (:func:`misfit_scale`) of a fit whose χ² rejects the model (the Particle Data Group's
+    rule for inconsistent data; R. L. Workman et al., Prog. Theor. Exp. Phys. 2022, 083C01,
+    Introduction §5.2)."""
     if k >= 2 and jack.size >= 2:
         m = jack.size
         statistical = student_factor(k) * float(np.sqrt((m - 1) / m * np.sum(
@@ -455,7 +426,7 @@ def interval_entry(value: float, jack: np.ndarray, windows: np.ndarray, k: int,
     else:
         statistical = covariance_err
     window = 0.5 * float(np.ptp(windows)) if windows.size > 1 else 0.0
-    half = scale * float(np.hypot(statistical, window))
+    half = scale * max(statistical, window)
     return {"value": float(value), "ci": [float(value - half), float(value + half)],
             "statistical": statistical, "window": window, "scale": scale,
             "half_width": half}
