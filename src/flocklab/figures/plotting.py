@@ -148,7 +148,11 @@ def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str |
     names = [y] if isinstance(y, str) else list(y)
     model = _model(summary)
     several = len(names) > 1
-    fig, axes = style.new_figure(extra=(1.5 if hue or several else 0.0, 0.0))
+    flagged = flagged_points(summary)
+    flags = flagged is not None and bool(flagged.any())
+    # room for the outside legend: the curves' entries, and the open-marker entry
+    fig, axes = style.new_figure(extra=((1.5 if hue or several else 0.0) + (1.2 if flags else 0.0),
+                                        0.0))
     ax = axes[0, 0]
     groups: list[tuple[str, Any]] = [("", {})]
     if hue is not None:
@@ -171,7 +175,7 @@ def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str |
         handles, texts = ax.get_legend_handles_labels()
         if any_open:
             handles = [*handles, _open_marker_handle()]
-            texts = [*texts, style.wrap(OPEN_MARKER_TEXT, 26)]
+            texts = [*texts, style.wrap(OPEN_MARKER_TEXT, 16)]
         style.legend(fig, handles=handles, labels=texts)
     style.title(fig, title)
     return fig
@@ -202,8 +206,7 @@ def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection:
 
 
 #: Legend entry of :func:`curve_figure` for points drawn open.
-OPEN_MARKER_TEXT = (f"open: runs short of {SHORT_SAMPLES} independent samples "
-                    f"or still drifting after burn-in")
+OPEN_MARKER_TEXT = f"open: runs with < {SHORT_SAMPLES} independent samples, or drifting"
 
 
 def _open_marker_handle() -> Line2D:
