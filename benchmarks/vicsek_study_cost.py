@@ -14,7 +14,7 @@ are not counted). ``--results`` applies to the last config.
 Usage::
 
     .venv/bin/python benchmarks/vicsek_study_cost.py CONFIG [CONFIG ...] [--results DIR]
-        [--markdown benchmarks/results/vicsek_study_cost.md]
+        [--markdown benchmarks/results/vicsek_study_cost.md] [--no-timing]
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def kernel_rate(n: int, box: float, cache: dict[tuple[int, float], float]) -> fl
     (eta = 2, v0 = 0.03, r = 1, one thread), the set-up cancelled by differencing two run
     lengths; measured once per (N, L)."""
     key = (n, round(box, 4))
+    if cache.get("off"):
+        return float("nan")
     if key not in cache:
         model = get_model("vicsek")
         params = {"N": n, "L": box, "eta": 2.0, "v0": 0.03, "r": 1.0}
@@ -123,6 +125,10 @@ def config_cost(path: Path, rates: dict[tuple[int, float], float], results: Path
             and "sensitivity" not in study]
 
 
+def _seconds(value: float | None) -> str:
+    return "–" if value is None or value != value else f"{value:.0f}"
+
+
 def table(path: Path, rows: list[dict]) -> str:
     lines = [f"`{path}`", "", "| study | runs | particle-steps min – max | measured "
              "| kernel CPU s min – max | measured |", "| --- | --- | --- | --- | --- | --- |"]
@@ -131,13 +137,12 @@ def table(path: Path, rows: list[dict]) -> str:
         for key in total:
             total[key] += row[key]
         measured = f"{row['measured']:.3g}" if row["measured"] is not None else "–"
-        seconds = (f"{row['seconds_measured']:.0f}" if row["seconds_measured"] is not None
-                   else "–")
+        seconds = _seconds(row["seconds_measured"])
         lines.append(f"| {row['study']} | {row['runs']} | {row['min']:.3g} – {row['max']:.3g} "
-                     f"| {measured} | {row['seconds_min']:.0f} – {row['seconds_max']:.0f} "
+                     f"| {measured} | {_seconds(row['seconds_min'])} – {_seconds(row['seconds_max'])} "
                      f"| {seconds} |")
     lines.append(f"| **total** | {total['runs']} | {total['min']:.3g} – {total['max']:.3g} | "
-                 f"| {total['seconds_min']:.0f} – {total['seconds_max']:.0f} | |")
+                 f"| {_seconds(total['seconds_min'])} – {_seconds(total['seconds_max'])} | |")
     return "\n".join(lines) + "\n"
 
 
@@ -146,15 +151,18 @@ def main() -> None:
     parser.add_argument("configs", type=Path, nargs="+")
     parser.add_argument("--results", type=Path)
     parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--no-timing", action="store_true",
+                        help="particle-steps only (no kernel rates, no seconds)")
     args = parser.parse_args()
-    rates: dict[tuple[int, float], float] = {}
+    rates: dict = {"off": True} if args.no_timing else {}
     text = []
     for number, path in enumerate(args.configs):
         results = args.results if number == len(args.configs) - 1 else None
         text.append(table(path, config_cost(path, rates, results)))
-    text.append(f"Kernel rates measured at {len(rates)} (N, L) pairs: "
-                f"{min(rates.values()):.3g} – {max(rates.values()):.3g} particle-updates per "
-                f"CPU second.")
+    if not args.no_timing:
+        text.append(f"Kernel rates measured at {len(rates)} (N, L) pairs: "
+                    f"{min(rates.values()):.3g} – {max(rates.values()):.3g} particle-updates "
+                    f"per CPU second.")
     out = "\n".join(text)
     print(out)
     if args.markdown:
