@@ -138,9 +138,9 @@ def table(path: Path, rows: list[dict]) -> str:
             total[key] += row[key]
         measured = f"{row['measured']:.3g}" if row["measured"] is not None else "–"
         seconds = _seconds(row["seconds_measured"])
+        low, high = _seconds(row["seconds_min"]), _seconds(row["seconds_max"])
         lines.append(f"| {row['study']} | {row['runs']} | {row['min']:.3g} – {row['max']:.3g} "
-                     f"| {measured} | {_seconds(row['seconds_min'])} – {_seconds(row['seconds_max'])} "
-                     f"| {seconds} |")
+                     f"| {measured} | {low} – {high} | {seconds} |")
     lines.append(f"| **total** | {total['runs']} | {total['min']:.3g} – {total['max']:.3g} | "
                  f"| {_seconds(total['seconds_min'])} – {_seconds(total['seconds_max'])} | |")
     return "\n".join(lines) + "\n"
