@@ -35,6 +35,34 @@ INTEGRATOR_ARTICLE = ("\"弹簧质点系统仿真：显式与隐式积分器的�
                       "article, undated")
 COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models), "
                             "contest papers and slides, unsigned, undated")
+CHATE_2008 = ("H. Chaté, F. Ginelli, G. Grégoire and F. Raynaud, \"Collective motion of "
+              "self-propelled particles interacting without cohesion\", Phys. Rev. E 77, "
+              "046113 (2008)")
+NAGY_DARUKA_VICSEK_2007 = ("M. Nagy, I. Daruka and T. Vicsek, \"New aspects of the continuous "
+                           "phase transition in the scalar noise model (SNM) of collective "
+                           "motion\", Physica A 373, 445 (2007)")
+ALDANA_2007 = ("M. Aldana, V. Dossetti, C. Huepe, V. M. Kenkre and H. Larralde, \"Phase "
+               "transitions in systems of self-propelled agents and related network models\", "
+               "Phys. Rev. Lett. 98, 095702 (2007)")
+BAGLIETTO_ALBANO_2008 = ("G. Baglietto and E. V. Albano, \"Finite-size scaling analysis and "
+                         "dynamic study of the critical behavior of a model for the collective "
+                         "displacement of self-driven individuals\", Phys. Rev. E 78, 021125 "
+                         "(2008)")
+BAGLIETTO_ALBANO_2009 = ("G. Baglietto and E. V. Albano, \"Nature of the order-disorder "
+                         "transition in the Vicsek model for the collective motion of "
+                         "self-propelled particles\", Phys. Rev. E 80, 050103(R) (2009)")
+BAGLIETTO_ALBANO_CANDIA_2012 = ("G. Baglietto, E. V. Albano and J. Candia, \"Criticality and "
+                                "the onset of ordering in the standard Vicsek model\", "
+                                "Interface Focus 2, 708 (2012)")
+FISHER_BARBER_1972 = ("M. E. Fisher and M. N. Barber, \"Scaling theory for finite-size effects "
+                      "in the critical region\", Phys. Rev. Lett. 28, 1516 (1972)")
+EFRON_TIBSHIRANI_1993 = ("B. Efron and R. J. Tibshirani, An Introduction to the Bootstrap, "
+                         "Chapman & Hall (1993)")
+SOKAL_1997 = ("A. D. Sokal, \"Monte Carlo methods in statistical mechanics: foundations and "
+              "new algorithms\", in Functional Integration, Springer (1997)")
+GEWEKE_1992 = ("J. Geweke, \"Evaluating the accuracy of sampling-based approaches to the "
+               "calculation of posterior moments\", in Bayesian Statistics 4, Oxford "
+               "University Press (1992)")
 DORSOGNA_2006 = ("M. R. D'Orsogna, Y. L. Chuang, A. L. Bertozzi and L. S. Chayes, "
                  "\"Self-propelled particles with soft-core interactions: patterns, stability, "
                  "and collapse\", Phys. Rev. Lett. 96, 104302 (2006)")

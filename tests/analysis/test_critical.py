@@ -13,6 +13,7 @@ from flocklab.analysis import critical as crit
 from flocklab.analysis import fss as scaling
 from flocklab.analysis.critical import fit_critical_summary
 from flocklab.analysis.fss import finite_size_scaling
+from flocklab.analysis.rounded import calibrated_fit
 from flocklab.analysis.timeseries import replicate_average
 from flocklab.cli.main import main
 from flocklab.core.parameters import ParameterError
@@ -124,7 +125,8 @@ def test_bootstrap_intervals_cover_the_truth_at_the_expected_rate():
         _ds, document = fit_critical_summary(_summary(_synthetic_seeds(rng, seeds)[None]),
                                             "eta", {}, resamples=100,
                                             seed=int(rng.integers(1 << 30)))
-        low, high = document["beta"]["ci"]
+        # the paper's method, reported beside the calibrated interval for comparison
+        low, high = document["power_law"]["beta"]["ci"]
         hits += low <= TRUE_BETA <= high
     assert abs(hits / trials - expected) < 3 * np.sqrt(expected * (1 - expected) / trials)
 
@@ -236,15 +238,15 @@ def test_curves_split_a_summary_along_the_control():
     assert all(curve.sizes["eta"] == ETA.size and "N" not in curve.dims for _, curve in split)
     ((labels, curve),) = crit.curves(summary, "eta", {"N": 800}, "order_parameter")
     assert labels == {} and int(curve["N"]) == 800
-    x, v, err, samples, fallback = crit.curve_arrays(curve, "eta", "order_parameter",
-                                                     "replicate")
-    assert samples.shape == (ETA.size, 8) and fallback is err
-    np.testing.assert_array_equal(x, ETA)
-    np.testing.assert_array_equal(v, samples.mean(axis=1))
+    arrays = crit.curve_arrays(curve, "eta", "order_parameter", "replicate")
+    assert arrays.samples.shape == (ETA.size, 8) and arrays.fallback is arrays.err
+    assert arrays.sems.shape == (ETA.size, 8) and arrays.independent is None
+    np.testing.assert_array_equal(arrays.x, ETA)
+    np.testing.assert_array_equal(arrays.v, arrays.samples.mean(axis=1))
     # one seed: the parametric bootstrap falls back on the run's standard error
-    *_, fallback = crit.curve_arrays(curve.isel(replicate=[0]), "eta", "order_parameter",
-                                     "replicate")
-    np.testing.assert_array_equal(fallback, 0.01)
+    arrays = crit.curve_arrays(curve.isel(replicate=[0]), "eta", "order_parameter",
+                               "replicate")
+    np.testing.assert_array_equal(arrays.fallback, 0.01)
     with pytest.raises(crit.CriticalFitError, match="no coordinate 'rho'"):
         crit.curves(summary, "rho", {}, "order_parameter")
     with pytest.raises(crit.CriticalFitError, match="N = 5 is not in the summary"):
@@ -264,17 +266,23 @@ def test_stage_output_has_the_documented_fields():
     for key in ("eta_c", "beta"):
         entry = document[key]
         low, high = entry["ci"]
-        assert low <= entry["value"] <= high
-        fit_low, fit_high = entry["fit_ci"]
-        assert fit_low < entry["value"] < fit_high
-    assert document["n_points"] >= 4 and document["window"]["reduced_max"] == 0.5
-    assert document["status"] in crit.FIT_STATUSES and document["side"] == "below"
-    assert document["bootstrap"]["successful"] > 30
-    widths = [row["reduced_max"] for row in document["window_scan"]]
-    assert min(widths) < 0.5 < max(widths) and "window_scan_rule" in document
-    # tolerance: 5 of the fit's own standard deviations
-    assert abs(document["eta_c"]["value"] - TRUE_CRITICAL) < 5 * document["eta_c"]["fit_err"]
-    assert "beta_scan" in ds and ds["used"].sum() == document["n_points"]
+        assert low < entry["value"] < high
+        # the half-width is the larger of the jackknife part and the window part (times
+        # the misfit scale factor)
+        assert entry["half_width"] == pytest.approx(entry["scale"] * max(
+            entry["statistical"], entry["window"]))
+        assert len(document["jackknife"][key]) == 8
+        halves = document["split_half"][key]
+        assert len(halves["halves"]) == 2 and halves["agree"] in (True, False)
+        assert document["power_law"][key]["ci"][0] < document["power_law"][key]["value"]
+    assert document["n_points"] >= 7 and document["window"]["reduced_max"] == 0.8
+    assert document["status"] == "converged" and document["side"] == "below"
+    assert [row["reduced_max"] for row in document["windows"]] == pytest.approx(
+        [0.8 / np.sqrt(2), 0.8, 0.8 * np.sqrt(2)])
+    assert document["split_half"]["replicates"] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    # tolerance: 5 half-widths of the calibrated interval
+    assert abs(document["eta_c"]["value"] - TRUE_CRITICAL) < 5 * document["eta_c"]["half_width"]
+    assert "beta_half1" in ds and ds["used"].sum() == document["n_points"]
     assert ds.attrs["coordinate"] == "eta" and ds.attrs["observable_symbol"] == "v_a"
 
 
@@ -290,7 +298,7 @@ def test_density_control_comes_from_the_model_declaration():
         attrs={"model": "vicsek", "primary_observable": "order_parameter"})
     _, document = fit_critical_summary(summary, "rho", {}, reduced_max=2.0, resamples=10)
     assert document["side"] == "above" and document["coordinate"] == "density"
-    assert abs(document["rho_c"]["value"] - 0.8) < 5 * document["rho_c"]["fit_err"]
+    assert abs(document["rho_c"]["value"] - 0.8) < 5 * document["rho_c"]["half_width"]
     assert "delta" in document
     with pytest.raises(ParameterError, match="declares side 'above'"):
         fit_critical_summary(summary, "rho", {}, side="below", resamples=0)
@@ -316,14 +324,17 @@ def test_fit_on_a_foreign_summary_computes_the_replicate_means(dim):
     _, document = fit_critical_summary(summary, "noise", {}, resamples=20,
                                        observable="polarisation", side="below",
                                        exponent="beta")
-    # the same numbers as a fit of the seed means with their standard error across seeds
-    # (the jackknife error equals it up to rounding, which the optimiser's stopping rule
-    # turns into differences of order 1e-9)
-    direct = crit.fit_power_law(ETA, samples.mean(1),
-                                samples.std(1, ddof=1) / np.sqrt(samples.shape[1]))
-    assert document["noise_c"]["value"] == pytest.approx(direct.critical, rel=1e-7)
-    assert document["beta"]["value"] == pytest.approx(direct.exponent, rel=1e-7)
-    assert abs(direct.exponent - TRUE_BETA) < 5 * direct.exponent_err
+    # the same numbers as the calibrated fit of the per-seed means and errors, and the
+    # paper's power law of the seed means with their standard error across seeds (the
+    # jackknife error equals it up to rounding, which the optimiser's stopping rule turns
+    # into differences of order 1e-9)
+    direct = calibrated_fit(ETA, samples, np.full(samples.shape, 0.01), "below", 0.8)
+    assert document["noise_c"]["value"] == pytest.approx(direct["critical"]["value"])
+    assert document["beta"]["value"] == pytest.approx(direct["exponent"]["value"])
+    assert abs(direct["exponent"]["value"] - TRUE_BETA) < 5 * direct["exponent"]["half_width"]
+    power = crit.fit_power_law(ETA, samples.mean(1), samples.std(1, ddof=1)
+                               / np.sqrt(samples.shape[1]), reduced_max=0.8)
+    assert document["power_law"]["beta"]["value"] == pytest.approx(power.exponent, rel=1e-7)
     # a model of a package that is not installed: treated as foreign, side still needed
     summary.attrs["model"] = "another_simulator"
     with pytest.raises(ParameterError, match="not registered"):
@@ -345,8 +356,8 @@ def test_cli_fits_a_foreign_summary_and_writes_strict_json(tmp_path):
                  str(tmp_path / "fit.nc")])
     assert code == 0
     document = _strict_json(out.read_text())
-    # no bootstrap: its interval is undefined, written as null (not NaN)
-    assert document["beta"]["ci"] == [None, None]
+    # no bootstrap: no comparison fit; the calibrated interval needs none
+    assert "error" in document["power_law"] and None not in document["beta"]["ci"]
     assert document["observable"] == "polarisation" and "noise_c" in document
 
 
@@ -368,7 +379,9 @@ def test_a_curve_that_cannot_be_fitted_is_reported_not_fatal_when_others_fit(tmp
                 "select": {}}
     run_fit_critical(path, settings, tmp_path / "c.nc", tmp_path / "c.json", seed=0)
     written = _strict_json((tmp_path / "c.json").read_text())
-    assert written["fits"][0]["eta_c"]["ci"] == [None, None]
+    assert written["failed"][0]["N"] == 800 and written["fits"][0]["N"] == 400
+    with xr.open_dataset(tmp_path / "c.nc") as fits:
+        assert np.isnan(fits["eta_c"].values[1])
 
 
 # --------------------------------------------------------------------------- finite size

@@ -673,6 +673,8 @@ PRIMARY_KEYS = {
     "susceptibility_err": ("susceptibility_err", "1"),
     "binder_cumulant": ("binder_cumulant", "1"),
     "binder_cumulant_err": ("binder_cumulant_err", "1"), "samples": ("samples", "1"),
+    "order_parameter_independent": ("independent", "1"),
+    "order_parameter_drift": ("drift", "1"),
     "time_to_order": ("time_to_order", "s"),
 }
 
@@ -685,9 +687,10 @@ def test_primary_variables(has_size):
         del expected["susceptibility"], expected["susceptibility_err"]
     assert list(table) == list(expected)  # order is the file's variable order
     assert {k: v[:2] for k, v in table.items()} == expected
-    # every key but time_to_order is a field of SeriesStatistics (analysis.summary reads it)
+    # every key but these is a field of SeriesStatistics (analysis.summary reads it)
     names = {f.name for f in fields(SeriesStatistics)}
-    assert {key for key, _, _ in table.values()} - names == {"time_to_order"}
+    assert {key for key, _, _ in table.values()} - names == {"time_to_order", "independent",
+                                                             "drift"}
     assert "v_a" in table["order_parameter_m2"][2]
     # no symbol: the name stands in
     assert "<x^4>" in primary_variables("x", "", "step")["x_m4"][2]
@@ -726,3 +729,25 @@ def test_registered_vicsek_model_tables():
         k: (model.time_units if k == "time_to_order" else u)
         for k, (_, u) in PRIMARY_KEYS.items()}
     assert model.time_units == "1"    # steps: a count, dimensionless in UDUNITS
+
+
+def test_burn_in_drift_is_near_standard_normal_when_stationary_and_large_for_a_relaxation():
+    """AR(1) series (phi = 0.9, tau_int = 19, n = 3000): z has mean 0 (within 4 standard
+    errors, 4/sqrt(300)) and a spread a little above 1, because tau_int of the last third
+    is itself noisy (Sokal: relative s.d. sqrt(2 (2W + 1) / n) = 0.6 for W = 5 tau = 95,
+    n = 1000); between 0.9 and 1.4, with under 5 % of |z| > 3 (the flag's false alarms).
+    An exponential relaxation over the first third gives z > 3."""
+    from scipy import signal
+
+    from flocklab.analysis.timeseries import DRIFT_Z, burn_in_drift
+
+    rng = np.random.default_rng(4)
+    phi = 0.9
+    noise = signal.lfilter([1.0], [1.0, -phi], rng.normal(size=(300, 3200)) *
+                           np.sqrt(1 - phi**2), axis=-1)[:, 200:]
+    z = np.array([burn_in_drift(row) for row in noise])
+    assert abs(z.mean()) < 4 / np.sqrt(300)
+    assert 0.9 < z.std() < 1.4
+    assert np.mean(np.abs(z) > DRIFT_Z) < 0.05
+    relaxing = noise[0] * 0.05 + 0.5 + 0.3 * np.exp(-np.arange(3000) / 300)
+    assert burn_in_drift(relaxing) > DRIFT_Z

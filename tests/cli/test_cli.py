@@ -63,7 +63,7 @@ def test_help_lists_units_and_defaults():
 
 def test_check_config(repo, capsys):
     main(["check-config", str(repo / "config" / "test.yaml")])
-    assert "noise: model vicsek, 52 runs of 300 steps" in capsys.readouterr().out
+    assert "noise: model vicsek, 104 runs of 300 steps" in capsys.readouterr().out
 
 
 def test_simulate_command_takes_the_api_names_and_validates_them(tmp_path, capsys):

@@ -95,3 +95,31 @@ def test_a_list_of_quantities_is_checked_and_excludes_hue(repo, curve_config):
 ])
 def test_oat_factors_spanning_two_decades_get_a_log_axis(levels, expected):
     assert log_spaced(np.array(levels)) is expected
+
+
+def test_flagged_points_are_drawn_open_with_a_legend_entry_outside_the_data():
+    """A point with a short run and one with a drifting run are drawn as open (white-faced)
+    markers over the curve, the others only filled; the legend, right of the axes, says what
+    open means. Without flags nothing is drawn open and there is no legend."""
+    eta = np.array([0.5, 1.0, 1.5, 2.0])
+    summary = xr.Dataset({"replicate_order_parameter": ("eta", [0.9, 0.8, 0.5, 0.2]),
+                          "replicate_order_parameter_err": ("eta", [0.01] * 4),
+                          "short_runs": ("eta", np.array([0, 0, 2, 0], np.int16)),
+                          "drifting_runs": ("eta", np.array([0, 1, 0, 0], np.int16))},
+                         coords={"eta": eta})
+    fig = curve_figure(summary, "eta", "order_parameter")
+    ax = fig.axes[0]
+    open_lines = [line for line in ax.lines if line.get_markerfacecolor() == "white"]
+    assert len(open_lines) == 1
+    assert np.allclose(open_lines[0].get_xdata(), [1.0, 1.5])
+    legend = fig.legends[0]
+    assert any("open" in text.get_text() for text in legend.get_texts())
+    fig.canvas.draw()
+    box, axes_box = legend.get_window_extent(), ax.get_window_extent()
+    assert box.x0 >= axes_box.x1   # outside the data, to the right
+    plt.close(fig)
+    fig = curve_figure(summary.drop_vars(["short_runs", "drifting_runs"]), "eta",
+                       "order_parameter")
+    assert not [line for line in fig.axes[0].lines if line.get_markerfacecolor() == "white"]
+    assert not fig.legends
+    plt.close(fig)

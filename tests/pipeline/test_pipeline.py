@@ -79,7 +79,7 @@ def test_every_expected_output_exists_and_opens(finished):
             assert "replicate_order_parameter" in summary
             assert summary["replicate_order_parameter"].notnull().all()
     with xr.open_dataset(results / "noise" / "summary.nc") as summary:
-        assert summary.sizes == {"N": 2, "eta": 13, "replicate": 2, "bin": 50}
+        assert summary.sizes == {"N": 2, "eta": 13, "replicate": 4, "bin": 50}
         assert summary["L"].dims == ("N",)
         assert summary["order_parameter_mean"].dims == ("N", "eta", "replicate")
         assert summary["rng_seed"].dims == ("N", "eta", "replicate")
@@ -89,7 +89,7 @@ def test_every_expected_output_exists_and_opens(finished):
     with xr.open_dataset(results / "density" / "summary.nc") as summary:
         assert summary["density"].values.tolist() == [0.5, 2.0]
     runs = sorted((results / "noise" / "runs").glob("*/rep*.nc"))
-    assert len(runs) == 52
+    assert len(runs) == 104
     with xr.open_dataset(runs[0]) as run:
         assert {"study", "point", "replicate", "seed", "git_commit"} <= set(run.attrs)
     critical = json.loads((results / "noise" / "critical.json").read_text(),
@@ -103,9 +103,16 @@ def test_every_expected_output_exists_and_opens(finished):
             drop = np.diff(curve.values)
             steepest = curve["eta"].values[np.argmin(drop)]
             assert abs(fit["eta_c"]["value"] - steepest) <= 1.0
-            assert fit["status"] in ("converged", "cycle") and fit["n_points"] >= 4
-            assert fit["eta_c"]["fit_ci"][0] <= fit["eta_c"]["value"] <= \
-                fit["eta_c"]["fit_ci"][1]
+            assert fit["status"] == "converged" and fit["n_points"] >= 7
+            assert fit["eta_c"]["ci"][0] < fit["eta_c"]["value"] < fit["eta_c"]["ci"][1]
+            # two halves of two seeds each, with their agreement
+            assert fit["split_half"]["replicates"] == [[0, 1], [2, 3]]
+            assert fit["split_half"]["beta"]["agree"] in (True, False)
+    with xr.open_dataset(runs[0]) as run:
+        # adaptive length: a check point of the schedule 300, 450, 675
+        assert run.attrs["steps"] in (300, 450, 675) and run.attrs["max_steps"] == 675
+    with xr.open_dataset(results / "noise" / "summary.nc") as summary:
+        assert {"short_runs", "drifting_runs", "order_parameter_independent"} <= set(summary)
     fss = json.loads((results / "noise" / "fss.json").read_text(), parse_constant=_no_bare_nan)
     assert "error" not in fss["collapse"], fss["collapse"]
     assert fss["discontinuity_suspected"] in (True, False)
@@ -212,14 +219,16 @@ def test_adding_a_noise_value_runs_only_the_new_simulations(finished, snakemake)
     workdir, config_path = finished
     etas = [round(0.5 * k, 1) for k in range(13)] + [6.25]
     changed = _rewrite(config_path, lambda c: c["studies"]["noise"]["sweep"][1].update(eta=etas))
-    # one new eta for 2 sizes x 2 replicates, in one block; then that study's summary, fits
-    # and figures
-    assert planned_jobs(snakemake, workdir, changed) == {
-        "all": 1, "simulate": 1, "summarize": 1, "fit_critical": 1, "fss": 1,
-        "figure": _figures_of(config_path, "noise")}
+    # one new eta for 2 sizes x 4 replicates: the runs of N = 40 and of N = 100 lie 56 run
+    # positions apart, so they fall in one or two blocks (chunks of run positions, sized by
+    # the longest adaptive run); then that study's summary, fits and figures
+    jobs = planned_jobs(snakemake, workdir, changed)
+    assert jobs.pop("simulate") in (1, 2)
+    assert jobs == {"all": 1, "summarize": 1, "fit_critical": 1, "fss": 1,
+                    "figure": _figures_of(config_path, "noise")}
     assert planned_runs(snakemake, workdir, changed) == {
         f"results/noise/runs/N={n}_L={box}_eta=6.25/rep{r}.nc"
-        for n, box in ((40, 3.2), (100, 5.0)) for r in (0, 1)}
+        for n, box in ((40, 3.2), (100, 5.0)) for r in range(4)}
 
 
 def test_threads_and_cores_rerun_nothing(finished, snakemake):

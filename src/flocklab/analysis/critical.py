@@ -89,6 +89,13 @@ import numpy as np
 import xarray as xr
 from scipy import optimize
 
+from flocklab.analysis.rounded import (
+    AGREEMENT_Z,
+    SHORT_SAMPLES,
+    RoundedFitError,
+    calibrated_fit,
+    split_half,
+)
 from flocklab.analysis.timeseries import replicate_average
 from flocklab.core.model import CriticalControl
 from flocklab.core.parameters import ParameterError
@@ -638,78 +645,126 @@ def curves(summary: xr.Dataset, coordinate: str, select: Mapping[str, Any],
     return result
 
 
-def curve_arrays(curve: xr.Dataset, coordinate: str, observable: str, replicate_dim: str
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The arrays :func:`fit_curve` takes from one curve of :func:`curves`.
+@dataclass(frozen=True)
+class CurveArrays:
+    """What :func:`fit_curve` takes from one curve of :func:`curves`.
 
-    Returns
-    -------
+    Attributes
+    ----------
     x, v, err : ndarray, shape (n,)
         Control values, replicate mean of P and its error.
-    samples : ndarray, shape (n, n_seeds)
-        Per-replicate ``<P>_mean``.
+    samples, sems : ndarray, shape (n, k)
+        Per-replicate ``<P>_mean`` and ``<P>_sem`` (NaN where the summary has none).
+    independent : ndarray, shape (n, k), or None
+        Per-replicate independent samples ``<P>_independent`` (n / τ_int after burn-in).
     fallback : ndarray, shape (n,)
-        Error of the parametric bootstrap with one seed: the run's ``<P>_sem`` (``err``
-        without it or with several seeds).
+        Error of the parametric bootstrap with one seed (the run's sem).
     """
+
+    x: np.ndarray
+    v: np.ndarray
+    err: np.ndarray
+    samples: np.ndarray
+    sems: np.ndarray
+    independent: np.ndarray | None
+    fallback: np.ndarray
+
+
+def curve_arrays(curve: xr.Dataset, coordinate: str, observable: str, replicate_dim: str
+                 ) -> CurveArrays:
+    """The arrays of one curve (see :class:`CurveArrays`)."""
     x = curve[coordinate].values.astype(float)
-    v = curve[f"replicate_{observable}"].values
-    err = curve[f"replicate_{observable}_err"].values
     samples = curve[f"{observable}_mean"].transpose(..., replicate_dim).values
-    sem_name = f"{observable}_sem"
-    fallback = err
-    if samples.shape[1] == 1 and sem_name in curve:
-        fallback = curve[sem_name].isel({replicate_dim: 0}).values
-    return x, v, err, samples, fallback
+
+    def per_run(name: str) -> np.ndarray | None:
+        return (curve[name].transpose(..., replicate_dim).values.astype(float)
+                if name in curve else None)
+
+    sems = per_run(f"{observable}_sem")
+    err = curve[f"replicate_{observable}_err"].values
+    fallback = sems[:, 0] if samples.shape[1] == 1 and sems is not None else err
+    return CurveArrays(x, curve[f"replicate_{observable}"].values, err, samples,
+                       sems if sems is not None else np.full(samples.shape, np.nan),
+                       per_run(f"{observable}_independent"), fallback)
 
 
-def fit_curve(x: np.ndarray, v: np.ndarray, err: np.ndarray, samples: np.ndarray,
-              fallback: np.ndarray, side: str, reduced_min: float, reduced_max: float,
+METHOD = ("rounded power law P = sqrt((A E[(s + w xi)_+^e])^2 + f^2), xi ~ N(0, 1), on "
+          "|s| <= reduced_max; 68 % interval = value +- max(t_(k-1) sigma_jackknife, "
+          "half range over reduced_max x (0.707, 1, 1.414)), jackknife over replicates")
+
+
+def fit_curve(arrays: CurveArrays, side: str, reduced_min: float, reduced_max: float,
               resamples: int, rng: np.random.Generator) -> dict[str, Any]:
-    r"""Power-law fit :math:`P = A s^e` of one curve with its bootstrap and window scan.
+    r"""The calibrated rounded fit of one curve, its split halves and the paper's fit.
 
     Parameters
     ----------
-    x, v, err, samples, fallback : ndarray
-        As returned by :func:`curve_arrays` (shapes (n,), samples (n, n_seeds)).
+    arrays : CurveArrays
     side : {"below", "above"}
     reduced_min, reduced_max : float
-        Fitting window in reduced distance.
+        ``reduced_max``: the rounded fit's window :math:`|s| \le s_{\max}`; both set the
+        window of the pure power law (:func:`fit_power_law`) reported for comparison.
     resamples : int
-        Bootstrap resamples over seeds (:func:`bootstrap`).
+        Bootstrap resamples of the pure power-law fit (0: no comparison fit).
     rng : numpy Generator
 
     Returns
     -------
     dict
-        ``fit`` (:class:`PowerLawFit`), ``bootstrap`` (array (successful, 2) of
-        :math:`(x_c, e)`) and ``scan`` (:func:`window_scan` rows).
+        ``calibrated`` (:func:`flocklab.analysis.rounded.calibrated_fit`), ``split_half``
+        (:func:`flocklab.analysis.rounded.split_half`, or ``{"error"}``), ``power_law``
+        (``fit``, ``bootstrap`` and ``scan``, or ``{"error"}``) and ``short`` (points
+        whose runs' median n / τ_int is below 50).
 
     Raises
     ------
     CriticalFitError
-        The curve itself cannot be fitted.
+        The curve cannot be fitted (no transition, too few points, at an edge).
 
     References
     ----------
     T. Vicsek et al., Phys. Rev. Lett. 75, 1226 (1995).
     """
-    fit = fit_power_law(x, v, err, side, reduced_min, reduced_max)
+    a = arrays
+    try:
+        calibrated = calibrated_fit(a.x, a.samples, a.sems, side, reduced_max, a.independent)
+    except RoundedFitError as error:
+        raise CriticalFitError(str(error)) from None
+    try:
+        halves: dict[str, Any] = split_half(a.x, a.samples, a.sems, side, reduced_max,
+                                            a.independent)
+    except RoundedFitError as error:
+        halves = {"error": str(error)}
+    short = (np.nanmedian(a.independent, axis=1) < SHORT_SAMPLES if a.independent is not None
+             else np.zeros(a.x.size, bool))
+    return {"calibrated": calibrated, "split_half": halves, "short": short,
+            "power_law": _power_law_comparison(a, side, reduced_min, reduced_max, resamples,
+                                               rng)}
+
+
+def _power_law_comparison(a: CurveArrays, side: str, reduced_min: float, reduced_max: float,
+                          resamples: int, rng: np.random.Generator) -> dict[str, Any]:
+    """The pure power law with its seed bootstrap (the paper's method), or ``{"error"}``."""
+    if resamples <= 0:
+        return {"error": "not asked for (bootstrap: 0)"}
+    try:
+        fit = fit_power_law(a.x, a.v, a.err, side, reduced_min, reduced_max)
+    except CriticalFitError as error:
+        return {"error": str(error)}
     boot = bootstrap(
-        samples,
+        a.samples,
         lambda mean, error: (lambda f: (f.critical, f.exponent))(
-            fit_power_law(x, mean, error, side, reduced_min, reduced_max)),
-        fallback, resamples, rng)
-    return {"fit": fit, "bootstrap": boot,
-            "scan": window_scan(x, v, err, side, reduced_min, reduced_max)}
+            fit_power_law(a.x, mean, error, side, reduced_min, reduced_max)),
+        a.fallback, resamples, rng)
+    return {"fit": fit, "bootstrap": boot}
 
 
 def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str, Any] | None,
-                         reduced_min: float = 0.02, reduced_max: float = 0.5,
+                         reduced_min: float = 0.02, reduced_max: float = 0.8,
                          resamples: int = 200, seed: int = 0, *, observable: str | None = None,
                          side: str | None = None, exponent: str | None = None
                          ) -> tuple[xr.Dataset, dict[str, Any]]:
-    r"""Fit :math:`P = A s^e` to every curve of a summary (see the module docstring).
+    r"""Fit every curve of a summary (see the module docstring).
 
     Parameters
     ----------
@@ -721,9 +776,10 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
     select : mapping
         Values of other dimensions to fix.
     reduced_min, reduced_max : float
-        Fitting window in reduced distance.
+        ``reduced_max``: window of the rounded fit, :math:`|s| \le s_{\max}`; with
+        ``reduced_min`` also the window of the pure power law given for comparison.
     resamples, seed : int
-        Bootstrap resamples over seeds and the bootstrap's seed.
+        Bootstrap resamples of the comparison fit and the bootstrap's seed.
     observable : str, optional
         P (default: :func:`observable_name`).
     side, exponent : str, optional
@@ -757,14 +813,14 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
     for labels, curve in all_curves:
         arrays = curve_arrays(curve, declared.coordinate, observable, replicate_dim)
         try:
-            result = fit_curve(*arrays, declared.ordered_side, reduced_min, reduced_max,
+            result = fit_curve(arrays, declared.ordered_side, reduced_min, reduced_max,
                                resamples, rng)
         except CriticalFitError as error:
             where = ", ".join(f"{k} = {val}" for k, val in labels.items())
             failures.append({**labels, "control": control,
                              "error": f"{where + ': ' if where else ''}{error}"})
             continue
-        entries.append((labels, result))
+        entries.append((labels, {**result, "x": arrays.x}))
     if not entries:
         # A single curve, or every curve, that cannot be fitted is an error, not a number.
         raise CriticalFitError("; ".join(failure["error"] for failure in failures))
@@ -783,97 +839,106 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
                              select or {}), document
 
 
-def _interval_entry(value: float, fit_err: float, values: np.ndarray) -> dict[str, Any]:
-    low, high = percentile_interval(values)
-    return {"value": value, "ci": [low, high], "fit_err": fit_err,
-            "fit_ci": [value - fit_err, value + fit_err]}
+def _split_record(halves: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The split-half entry of a record, with the quantities under their own names."""
+    if "error" in halves:
+        return {"error": halves["error"]}
+    out: dict[str, Any] = {"replicates": halves["replicates"], "agreement_z": AGREEMENT_Z}
+    for key, name in names.items():
+        entry = halves[key]
+        out[name] = {"halves": [{k: v for k, v in half.items() if k != "statistical"}
+                                for half in entry["halves"]],
+                     "z": entry["z"], "agree": entry["agree"]}
+    return out
+
+
+def _power_law_record(power: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    if "error" in power:
+        return {"error": power["error"]}
+    fit, boot = power["fit"], power["bootstrap"]
+    out: dict[str, Any] = {"chi2_per_dof": fit.chi2_per_dof, "n_points": fit.n_points,
+                           "status": fit.status, "note": fit.note,
+                           "bootstrap_successful": int(boot.shape[0])}
+    for j, (key, name) in enumerate(names.items()):
+        value = fit.critical if key == "critical" else fit.exponent
+        low, high = percentile_interval(boot[:, j] if boot.size else np.empty(0))
+        out[name] = {"value": value, "ci": [low, high]}
+    return out
 
 
 def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: CriticalControl,
             observable: str, reduced_min: float, reduced_max: float, resamples: int,
             seed: int) -> dict[str, Any]:
     """JSON entry of one fitted curve."""
-    fit, boot = result["fit"], result["bootstrap"]
-    critical_name, exponent = f"{declared.key}_c", declared.exponent
+    calibrated, x = result["calibrated"], result["x"]
+    fit = calibrated["fit"]
+    names = {"critical": f"{declared.key}_c", "exponent": declared.exponent}
+    short = x[result["short"]].tolist()
+    note = (f"{len(short)} point(s) with fewer than {SHORT_SAMPLES} independent samples per "
+            f"run after burn-in (median over seeds), down-weighted in the fit: "
+            f"{declared.key} = {', '.join(f'{value:g}' for value in short)}" if short else "")
+    window = x[fit.used]
     return {
         **labels,
-        "control": declared.key,
-        "coordinate": declared.coordinate,
-        "side": declared.ordered_side,
-        "observable": observable,
-        critical_name: _interval_entry(fit.critical, fit.critical_err,
-                                       boot[:, 0] if boot.size else np.empty(0)),
-        exponent: _interval_entry(fit.exponent, fit.exponent_err,
-                                  boot[:, 1] if boot.size else np.empty(0)),
-        "amplitude": fit.amplitude,
-        "chi2_per_dof": fit.chi2_per_dof,
-        "n_points": fit.n_points,
-        "status": fit.status,
-        "note": fit.note,
-        "window": {"low": fit.window[0], "high": fit.window[1], "reduced_min": reduced_min,
-                   "reduced_max": reduced_max, "rule": WINDOW_RULE},
-        "bootstrap": {"resamples": resamples, "successful": int(boot.shape[0]),
-                      "seed": seed, "level": 0.68},
-        "window_scan_rule": SCAN_RULE,
-        "window_scan": [{"reduced_max": row["reduced_max"], critical_name: row["critical"],
-                         exponent: row["exponent"], "n_points": row["n_points"],
-                         "status": row["status"], "note": row["note"]}
-                        for row in result["scan"]],
+        "control": declared.key, "coordinate": declared.coordinate,
+        "side": declared.ordered_side, "observable": observable,
+        **{name: dict(calibrated[key]) for key, name in names.items()},
+        "amplitude": float(fit.params[0]), "rounding_width": float(fit.params[3]),
+        "floor": float(fit.params[4]), "chi2_per_dof": fit.chi2_per_dof,
+        "n_points": fit.n_points, "replicates": calibrated["replicates"],
+        "status": "converged", "note": note, "short_points": short, "method": METHOD,
+        "window": {"low": float(window.min()), "high": float(window.max()),
+                   "reduced_max": reduced_max},
+        "jackknife": {names["critical"]: calibrated["jackknife"][:, 0].tolist(),
+                      names["exponent"]: calibrated["jackknife"][:, 1].tolist()},
+        "windows": [{"reduced_max": float(row[0]), names["critical"]: float(row[1]),
+                     names["exponent"]: float(row[2])} for row in calibrated["windows"]],
+        "split_half": _split_record(result["split_half"], names),
+        "power_law": {**_power_law_record(result["power_law"], names),
+                      "reduced_min": reduced_min, "reduced_max": reduced_max,
+                      "resamples": resamples, "seed": seed, "rule": WINDOW_RULE},
     }
 
 
-def _fit_values(fit: PowerLawFit, record: Mapping[str, Any], critical_name: str,
-                exponent: str) -> dict[str, float]:
-    return {critical_name: fit.critical, f"{critical_name}_err": fit.critical_err,
-            f"{critical_name}_ci_low": record[critical_name]["ci"][0],
-            f"{critical_name}_ci_high": record[critical_name]["ci"][1],
-            exponent: fit.exponent, f"{exponent}_err": fit.exponent_err,
-            f"{exponent}_ci_low": record[exponent]["ci"][0],
-            f"{exponent}_ci_high": record[exponent]["ci"][1],
-            "amplitude": fit.amplitude, "chi2_per_dof": fit.chi2_per_dof,
-            "n_points": fit.n_points, "window_low": fit.window[0],
-            "window_high": fit.window[1],
-            "window_settled": float(fit.status == "converged")}
+def _fit_values(record: Mapping[str, Any], critical_name: str, exponent: str
+                ) -> dict[str, float]:
+    """The netCDF scalars of one curve's record."""
+    values: dict[str, float] = {}
+    for name in (critical_name, exponent):
+        entry = record[name]
+        values.update({name: entry["value"], f"{name}_ci_low": entry["ci"][0],
+                       f"{name}_ci_high": entry["ci"][1],
+                       f"{name}_statistical": entry["statistical"],
+                       f"{name}_window": entry["window"]})
+        split = record["split_half"]
+        for half in (0, 1):
+            values[f"{name}_half{half + 1}"] = (
+                split[name]["halves"][half].get("value", np.nan) if name in split else np.nan)
+        agree = split.get(name, {}).get("agree")
+        values[f"{name}_halves_agree"] = np.nan if agree is None else float(agree)
+    values.update({key: record[key] for key in ("amplitude", "rounding_width", "floor",
+                                               "chi2_per_dof", "n_points")})
+    values.update(window_low=record["window"]["low"], window_high=record["window"]["high"])
+    return values
 
 
-def _long_name(name: str, long_names: Mapping[str, str]) -> str:
-    base = name.split("_ci_")[0].removesuffix("_err")
-    text = long_names.get(base, base)
-    if name.endswith("_err"):
-        return f"1-sigma fit error of {text}"
-    if "_ci_" in name:
-        return (f"{'lower' if name.endswith('low') else 'upper'} end of the 68 % bootstrap "
-                f"interval of {text}")
-    return text
+LONG_NAMES = {
+    "ci_low": "lower end of the calibrated 68 % interval of",
+    "ci_high": "upper end of the calibrated 68 % interval of",
+    "statistical": "jackknife part (t_(k-1) sigma_J) of the half-width of",
+    "window": "window part (half range over windows) of the half-width of",
+    "half1": "estimate from the first half of the replicates of",
+    "half2": "estimate from the second half of the replicates of",
+    "halves_agree": "1 where the two halves agree (z <= 2) of",
+}
 
 
-def _fit_grids(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-               records: Sequence[Mapping[str, Any]], declared: CriticalControl,
-               summary: xr.Dataset) -> tuple[dict, np.ndarray, dict, list[float]]:
-    """The fit values on the grid of the curves' labels (NaN where a curve failed): scalars,
-    ``used`` (label dims + control dim), the window scans and their widths."""
-    critical_name, exponent = f"{declared.key}_c", declared.exponent
-    label_dims = list(entries[0][0])
-    shape = tuple(summary.sizes[d] for d in label_dims)
-    grid = {d: summary[d].values for d in label_dims}
-    first = _fit_values(entries[0][1]["fit"], records[0], critical_name, exponent)
-    arrays = {name: np.full(shape, np.nan) for name in first}
-    control_dim = summary[declared.coordinate].dims[0]
-    used = np.zeros((*shape, summary.sizes[control_dim]), dtype=np.int8)
-    widths = [row["reduced_max"] for row in records[0]["window_scan"]]
-    scans = {name: np.full((*shape, len(widths)), np.nan) for name in
-             (f"{critical_name}_scan", f"{exponent}_scan")}
-    for (labels, result), record in zip(entries, records, strict=True):
-        k = tuple(int(np.flatnonzero(grid[d] == labels[d])[0]) for d in label_dims)
-        for name, value in _fit_values(result["fit"], record, critical_name,
-                                       exponent).items():
-            arrays[name][k] = value
-        used[k] = result["fit"].used
-        for j, row in enumerate(result["scan"]):
-            for name, key in ((f"{critical_name}_scan", "critical"),
-                              (f"{exponent}_scan", "exponent")):
-                scans[name][(*k, j)] = np.nan if row[key] is None else row[key]
-    return arrays, used, scans, widths
+def _long_name(name: str, base_names: Mapping[str, str]) -> str:
+    for suffix, text in LONG_NAMES.items():
+        for base, long_name in base_names.items():
+            if name == f"{base}_{suffix}":
+                return f"{text} {long_name}"
+    return base_names.get(name, name.replace("_", " "))
 
 
 def _critical_dataset(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
@@ -883,33 +948,41 @@ def _critical_dataset(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
     critical_name, exponent, coordinate = (f"{declared.key}_c", declared.exponent,
                                            declared.coordinate)
     label_dims = list(entries[0][0])
-    arrays, used, scans, widths = _fit_grids(entries, records, declared, summary)
-    long_names = {
-        critical_name: f"critical {declared.key}", exponent: f"critical exponent {exponent}",
-        "amplitude": f"amplitude A of {observable} = A s^{exponent}",
-        "chi2_per_dof": "reduced chi-square", "n_points": "points in the fitting window",
-        "window_low": "smallest control value used", "window_high": "largest control value used",
-        "window_settled": "1 where the window rule settled, 0 where it cycled (see JSON note)"}
-    data_vars = {name: (label_dims, values, {"long_name": _long_name(name, long_names)})
-                 for name, values in arrays.items()}
+    shape = tuple(summary.sizes[d] for d in label_dims)
     control_dim = summary[coordinate].dims[0]
-    data_vars["used"] = ([*label_dims, control_dim], used,
+    first = _fit_values(records[0], critical_name, exponent)
+    arrays = {name: np.full(shape, np.nan) for name in first}
+    masks = {name: np.zeros((*shape, summary.sizes[control_dim]), np.int8)
+             for name in ("used", "short")}
+    for (labels, result), record in zip(entries, records, strict=True):
+        k = tuple(int(np.flatnonzero(summary[d].values == labels[d])[0]) for d in label_dims)
+        for name, value in _fit_values(record, critical_name, exponent).items():
+            arrays[name][k] = value
+        masks["used"][k] = result["calibrated"]["fit"].used
+        masks["short"][k] = result["short"]
+    base = {critical_name: f"critical {declared.key}", exponent: f"critical exponent {exponent}",
+            "amplitude": f"amplitude A of {observable}", "rounding_width":
+            "reduced width w of the Gaussian rounding", "floor": "finite-size floor f",
+            "chi2_per_dof": "reduced chi-square", "n_points": "points in the window",
+            "window_low": "smallest control value used", "window_high":
+            "largest control value used"}
+    data_vars = {name: (label_dims, values, {"long_name": _long_name(name, base)})
+                 for name, values in arrays.items()}
+    data_vars["used"] = ([*label_dims, control_dim], masks["used"],
                          {"long_name": "1 where the point entered the fit"})
-    for name, values in scans.items():
-        data_vars[name] = ([*label_dims, "reduced_max"], values,
-                           {"long_name": f"{name.removesuffix('_scan')} against window width"})
+    data_vars["short"] = ([*label_dims, control_dim], masks["short"],
+                          {"long_name": f"1 where the runs hold fewer than {SHORT_SAMPLES} "
+                                        f"independent samples (median over seeds)"})
     coords = {d: summary[d] for d in label_dims}
     coords[control_dim] = summary[control_dim]
     if coordinate != control_dim:
         coords[coordinate] = summary[coordinate]
-    coords["reduced_max"] = ("reduced_max", np.array(widths),
-                             {"long_name": "upper end of the fitting window in reduced distance"})
     ds = xr.Dataset(data_vars, coords=coords)
     ds.attrs = netcdf_attrs({
         "title": f"critical-point fit ({declared.key})", "control": declared.key,
         "coordinate": coordinate, "exponent": exponent, "side": declared.ordered_side,
         "symbol": declared.symbol, "observable": observable,
         "observable_symbol": observable_symbol(summary, observable), "select": dict(select),
-        "window_rule": WINDOW_RULE, "window_scan_rule": SCAN_RULE,
-        "model": summary.attrs.get("model", "none"), "study": summary.attrs.get("study", "")})
+        "method": METHOD, "model": summary.attrs.get("model", "none"),
+        "study": summary.attrs.get("study", "")})
     return ds

@@ -378,7 +378,7 @@ def binder_minimum(x: np.ndarray, binder: np.ndarray, err: np.ndarray) -> bool:
     Parameters
     ----------
     x : ndarray, shape (n,)
-        Control values, increasing towards the disordered end (unused but for the shape).
+        Control values, ordered towards the disordered end (unused but for the shape).
     binder, err : ndarray, shape (n,)
         Binder cumulant (dimensionless) and its standard error.
 
@@ -683,9 +683,10 @@ class PeakEstimates:
     nearest: list[int]
 
 
-def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator
-                   ) -> PeakEstimates:
-    """χ peaks with their bootstrap, Binder crossings and discontinuity flags per size."""
+def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator,
+                   side: str = "below") -> PeakEstimates:
+    """χ peaks with their bootstrap, Binder crossings and discontinuity flags per size
+    (``side``: the ordered side, so that the Binder minimum is sought towards disorder)."""
     x, n_sizes = inputs.x, len(inputs.lengths)
     peaks = np.array([susceptibility_peak(x, inputs.chi[i]) for i in range(n_sizes)])
     interval = peak_bootstrap(x, inputs.m1, inputs.m2, inputs.n_particles, resamples, rng)
@@ -694,8 +695,9 @@ def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator
     err = np.maximum(err, np.diff(x).min() / 10)
     crossings = [binder_crossings(x, inputs.binder[i], inputs.binder[i + 1])
                  for i in range(n_sizes - 1)]
-    flags_binder = [binder_minimum(x, inputs.binder[i], inputs.binder_err[i])
-                    for i in range(n_sizes)]
+    order = slice(None) if side == "below" else slice(None, None, -1)
+    flags_binder = [binder_minimum(x[order], inputs.binder[i][order],
+                                   inputs.binder_err[i][order]) for i in range(n_sizes)]
     nearest = [int(np.argmin(np.abs(x - peaks[i, 0]))) for i in range(n_sizes)]
     histogram = inputs.histogram
     flags_bimodal = [None] * n_sizes if histogram is None else [
@@ -820,7 +822,7 @@ def finite_size_scaling(summary: xr.Dataset, control: str, size: str,
     inputs = fss_inputs(summary, declared.coordinate, size, observable)
     rng = np.random.default_rng(seed)
     critical_name = f"{declared.key}_c"
-    estimates = peak_estimates(inputs, resamples, rng)
+    estimates = peak_estimates(inputs, resamples, rng, declared.ordered_side)
     document = _fss_document(declared, observable, size, inputs.lengths, estimates)
     extrapolated, document["extrapolation"], guess = extrapolation_entry(
         inputs.lengths, estimates.peaks, estimates.err, inputs.x)

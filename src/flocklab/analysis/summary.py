@@ -56,8 +56,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from flocklab.analysis.rounded import SHORT_SAMPLES
 from flocklab.analysis.timeseries import (
+    DRIFT_Z,
     ORDER_THRESHOLD,
+    burn_in_drift,
     first_passage_time,
     primary_variables,
     replicate_average,
@@ -132,7 +135,10 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
         raise ValueError(f"burn_in = {burn_in} leaves {int(keep.sum())} records of {which} "
                          f"(its last time is {times[-1]}); need at least 2")
     whole = run[primary.name].values
-    stats = series_statistics(whole[keep], run_size(run, model)).as_dict()
+    statistics = series_statistics(whole[keep], run_size(run, model))
+    stats = statistics.as_dict()
+    stats["independent"] = statistics.samples / statistics.tau
+    stats["drift"] = burn_in_drift(whole[keep])
     stats["time_to_order"] = first_passage_time(whole, times, order_threshold)
     table = primary_variables(primary.name, primary.symbol, model.time_units,
                               model.size_parameter is not None)
@@ -249,7 +255,41 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
             long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
         out[f"replicate_{name}"] = (dims, values, {"units": "1", "long_name": long_name})
     out.update(_mean_and_spread(columns, p, size.shape[-1], dims))
+    out.update(run_checks(columns, p, dims))
     return out
+
+
+def run_checks(columns: Mapping[str, np.ndarray], p: str, dims: list[str]) -> dict[str, Any]:
+    r"""Per point: the runs' median independent samples, how many runs hold fewer than
+    :data:`~flocklab.analysis.rounded.SHORT_SAMPLES` (50) of them, and how many fail the
+    burn-in check :math:`|z| > 3` (:func:`flocklab.analysis.timeseries.burn_in_drift`)."""
+    independent, drift = columns[f"{p}_independent"], columns[f"{p}_drift"]
+    return {
+        f"replicate_{p}_independent": (dims, np.median(independent, axis=-1), {
+            "long_name": f"median over replicates of the independent samples of {p}"}),
+        "short_runs": (dims, np.sum(independent < SHORT_SAMPLES, axis=-1).astype(np.int16), {
+            "long_name": f"runs with fewer than {SHORT_SAMPLES} independent samples "
+                         f"(n / tau_int) after burn-in"}),
+        "drifting_runs": (dims, np.sum(np.abs(drift) > DRIFT_Z, axis=-1).astype(np.int16), {
+            "long_name": f"runs whose first and last thirds after burn-in differ by more "
+                         f"than {DRIFT_Z:g} standard errors (burn-in too short)"}),
+    }
+
+
+#: The per-point flags of :func:`run_checks` (counts of runs).
+RUN_FLAGS = ("short_runs", "drifting_runs")
+
+
+def flagged_points(summary: xr.Dataset) -> xr.DataArray | None:
+    """True at the points where a run is short of independent samples or fails the burn-in
+    check (any of :data:`RUN_FLAGS` > 0); None for a summary without these flags."""
+    present = [summary[name] > 0 for name in RUN_FLAGS if name in summary]
+    if not present:
+        return None
+    flagged = present[0]
+    for other in present[1:]:
+        flagged = flagged | other
+    return flagged
 
 
 def _mean_and_spread(columns: Mapping[str, np.ndarray], p: str, k: int, dims: list[str]
@@ -294,10 +334,17 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
                         dims: list[str], shape: tuple[int, ...], replicates: int
                         ) -> dict[str, Any]:
     """Each derived quantity of the model (e.g. ``density``) from the runs' attributes, as a
-    coordinate on the grid dimensions it varies along (first replicate's value)."""
+    coordinate on the grid dimensions it varies along (first replicate's value). A derived
+    factor swept as a dimension keeps its nominal values there, and the parameter it sets
+    (N for the Vicsek density) becomes a coordinate instead."""
     coords: dict[str, Any] = {}
-    for quantity in model.derived_quantities:
-        name = quantity.name
+    swept_factors = [factor for factor in model.derived_factors if factor.name in dims]
+    names = [(quantity.name, quantity.attrs()) for quantity in model.derived_quantities
+             if quantity.name not in dims]
+    for factor in swept_factors:
+        spec = model.spec(factor.target)
+        names.append((factor.target, {"long_name": spec.description, "units": spec.unit}))
+    for name, attrs in names:
         flat = np.empty(len(cells))
         for run, cell in zip(runs, cells, strict=True):
             flat[cell] = float(run.attrs[name])
@@ -305,7 +352,7 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
         varying = [a for a in range(len(shape))
                    if not np.allclose(grid, np.take(grid, [0], axis=a), equal_nan=True)]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
-        coords[name] = ([dims[a] for a in varying], reduced, quantity.attrs())
+        coords[name] = ([dims[a] for a in varying], reduced, attrs)
     return coords
 
 

@@ -41,7 +41,8 @@ def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = 
                       ) -> dict[str, tuple[str, str, str]]:
     """Per-run statistics of a model's primary observable ``name``.
 
-    Returns ``variable -> (key of SeriesStatistics or "time_to_order", units, long name)``;
+    Returns ``variable -> (key of SeriesStatistics, "independent", "drift" or
+    "time_to_order", units, long name)``;
     for the Vicsek model (``name = "order_parameter"``) ``order_parameter_mean``,
     ``order_parameter_sem``, ..., ``susceptibility``, ``binder_cumulant``,
     ``time_to_order``. Without a size parameter the susceptibility is left out.
@@ -60,6 +61,10 @@ def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = 
                                                     f"(3<{s}^2>^2)"),
         "binder_cumulant_err": ("binder_cumulant_err", "1", "block-jackknife error of G"),
         "samples": ("samples", "1", "number of post-burn-in samples"),
+        f"{name}_independent": ("independent", "1", f"independent samples of {s} after "
+                                                     f"burn-in, n / tau_int"),
+        f"{name}_drift": ("drift", "1", f"burn-in check: z of the mean of {s} over the first "
+                                        f"third of the kept records against the last third"),
         "time_to_order": ("time_to_order", time_units,
                           f"first time with {s} >= order_threshold (t_end + one record "
                           f"interval: never reached, right-censored)"),
@@ -147,6 +152,67 @@ def integrated_autocorrelation_time(series: np.ndarray, window_constant: float =
         if window >= window_constant * tau:
             break
     return float(min(max(tau, 1.0 / n), n))
+
+
+def independent_samples(series: np.ndarray) -> float:
+    r"""Number of independent samples :math:`n_{\mathrm{eff}} = n / \tau_{\mathrm{int}}`
+    of a stationary series (:func:`integrated_autocorrelation_time`).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> 0.9 < independent_samples(rng.normal(size=4000)) / 4000 < 1.1
+    True
+    """
+    series = np.asarray(series, dtype=np.float64)
+    return float(series.size / integrated_autocorrelation_time(series))
+
+
+#: |z| above which :func:`burn_in_drift` says the kept series is not yet stationary.
+DRIFT_Z = 3.0
+
+
+def burn_in_drift(series: np.ndarray) -> float:
+    r"""Burn-in check from the data: the first third of the kept series against the last.
+
+    .. math::
+
+        z = \frac{\bar v_{\mathrm{first}} - \bar v_{\mathrm{last}}}
+                 {\sqrt{2\,\tau_{\mathrm{last}}\, s_{\mathrm{last}}^2 / (n/3)}}
+
+    with :math:`\tau_{\mathrm{int}}` and the variance of the last third, the part most
+    likely stationary (a trend in the first third would inflate its own). A stationary
+    series gives :math:`z \approx \mathcal N(0, 1)`; :math:`|z| > 3` (:data:`DRIFT_Z`)
+    means the burn-in was too short (the start is not forgotten) or the run is still
+    relaxing. This is the two-part comparison of Geweke's diagnostic, with equal parts.
+
+    Returns
+    -------
+    float
+        z (0 for a constant series).
+
+    References
+    ----------
+    J. Geweke, "Evaluating the accuracy of sampling-based approaches to the calculation of
+    posterior moments", in *Bayesian Statistics 4*, Oxford University Press (1992).
+
+    Examples
+    --------
+    >>> abs(burn_in_drift(np.random.default_rng(0).normal(size=3000))) < 3
+    True
+    >>> burn_in_drift(1 + np.exp(-np.arange(300) / 30) + np.sin(np.arange(300))) > 3
+    True
+    """
+    series = np.asarray(series, dtype=np.float64)
+    third = series.size // 3
+    if third < 2:
+        return 0.0
+    first, last = series[:third], series[-third:]
+    variance = 2 * integrated_autocorrelation_time(last) * last.var(ddof=1) / third
+    difference = float(first.mean() - last.mean())
+    if variance <= 0:
+        return 0.0 if difference == 0 else float(np.sign(difference) * np.inf)
+    return difference / float(np.sqrt(variance))
 
 
 def susceptibility(m1: float | np.ndarray, m2: float | np.ndarray, n_particles: int

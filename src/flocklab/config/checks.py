@@ -21,13 +21,14 @@ import numpy as np
 from flocklab.config.design import DesignSpec, design_seed, design_spec
 from flocklab.config.schema import ConfigError, load_schema, validate_schema
 from flocklab.config.study import Axis, Study, expand_values
+from flocklab.core.driver import adaptive_grid
 from flocklab.core.names import nearest_names
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl
 
 #: Config keys of a study that are run controls (model time units).
-TIME_KEYS = ("steps", "t_end", "dt", "record_every")
+TIME_KEYS = ("steps", "t_end", "dt", "record_every", "min_independent_samples", "max_steps")
 
 
 def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:
@@ -119,14 +120,17 @@ def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
         coords = {}
         for key, spec in raw_axis.items():
             axis_key = f"{where}.sweep[{number}].{key}"
-            if key not in known:
+            derived = [factor.name for factor in model.derived_factors]
+            if key not in known and key not in derived:
                 raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
-                                  f"'{model.name}'{nearest_names(key, known)}")
-            if key in fixed or key in seen:
-                raise ConfigError(f"config key '{axis_key}': '{key}' is set more than once "
+                                  f"'{model.name}'{nearest_names(key, [*known, *derived])}")
+            target = model.factor_target(key)
+            if {key, target} & (set(fixed) | seen):
+                raise ConfigError(f"config key '{axis_key}': '{target}' is set more than once "
                                   f"(in params or another sweep axis)")
-            seen.add(key)
-            coords[key] = _axis_values(axis_key, spec, model.spec(key))
+            seen |= {key, target}
+            coords[key] = (_axis_values(axis_key, spec, model.spec(key)) if key in known
+                           else _factor_values(axis_key, spec))
         lengths = {key: len(values) for key, values in coords.items()}
         if len(set(lengths.values())) > 1:
             raise ConfigError(f"config key '{where}.sweep[{number}]': paired parameters need "
@@ -152,6 +156,17 @@ def _axis_values(axis_key: str, spec: Any, parameter: Any) -> list[Any]:
     return coerced
 
 
+def _factor_values(axis_key: str, spec: Any) -> list[float]:
+    """Values of a swept derived factor (e.g. the Vicsek density, which sets N): numbers."""
+    values = expand_values(spec)
+    if not values:
+        raise ConfigError(f"config key '{axis_key}': the range is empty")
+    for position, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"config key '{axis_key}[{position}]': {value!r} is not a number")
+    return [float(value) for value in values]
+
+
 def _check_points(where: str, study: Study, model: Any) -> None:
     """Every point's parameters pass the model's checks; errors name the config key."""
     for point in study.points():
@@ -175,8 +190,11 @@ def _check_time(where: str, model: Any, fixed: Mapping[str, Any], time: Mapping[
         raise ConfigError(f"config key '{where}.{key}': model '{model.name}' takes unit "
                           f"steps; give 'steps'")
     try:
-        grid = RunControl(seed=0, **time, snapshot_every=snapshots["every"],
-                          snapshot_start=snapshots["start"]).grid(model)
+        control = RunControl(seed=0, **time, snapshot_every=snapshots["every"],
+                             snapshot_start=snapshots["start"])
+        grid = control.grid(model)
+        if control.adaptive:
+            adaptive_grid(model, control, grid)
     except ParameterError as error:
         key = {"snapshot_every": "snapshots.every", "snapshot_start": "snapshots.start"}.get(
             error.name, error.name)
@@ -209,6 +227,8 @@ def _check_control(key: str, model: Any, control: str, dim_of: Mapping[str, str]
         declared = model.critical_control(control)
     except ParameterError as error:
         raise ConfigError(f"config key '{key}': {error.message}") from None
+    # a swept derived factor (the Vicsek density) counts as its target parameter (N)
+    dim_of = {**{model.factor_target(name): dim for name, dim in dim_of.items()}, **dim_of}
     swept = [name for name in declared.needs if name in dim_of]
     if not swept:
         raise ConfigError(f"config key '{key}': '{control}' needs "

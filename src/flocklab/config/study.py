@@ -169,16 +169,25 @@ class Study:
     def find_point(self, values: Mapping[str, Any]) -> Point:
         """The point whose swept values match ``values`` (numbers compared as floats)."""
         model = get_model(self.model)
-        wanted = {name: model.spec(name).coerce(value) if name in self.swept else value
-                  for name, value in values.items()}
+        factors = {factor.name for factor in model.derived_factors}
+        wanted = {name: (float(value) if name in factors else model.spec(name).coerce(value))
+                  if name in self.swept else value for name, value in values.items()}
         for point in self.points():
             if all(point.values.get(name) == value for name, value in wanted.items()):
                 return point
         raise KeyError(f"study '{self.name}' has no parameter point with {dict(values)}")
 
     def params(self, point: Point) -> dict[str, Any]:
-        """Full, resolved model parameters of a point."""
-        return get_model(self.model).resolve({**self.fixed, **point.values})
+        """Full, resolved model parameters of a point; a swept derived factor (the Vicsek
+        density) sets its parameter from the others (:meth:`Model.set_factor`)."""
+        model = get_model(self.model)
+        values = dict(point.values)
+        factors = {name: values.pop(name) for name in list(values)
+                   if model.factor_target(name) != name}
+        params = model.resolve({**self.fixed, **values})
+        for name, value in factors.items():
+            model.set_factor(params, name, float(value))
+        return model.resolve(params) if factors else params
 
     def control(self, point: Point, replicate: int) -> RunControl:
         """Run control (seed, run length, records, snapshots) of one run."""
@@ -186,8 +195,9 @@ class Study:
                           snapshot_every=self.snapshot_every, snapshot_start=self.snapshot_start)
 
     def grid(self, point: Point) -> TimeGrid:
-        """The step schedule of the runs at ``point``."""
-        return self.control(point, 0).grid(get_model(self.model))
+        """The step schedule of the runs at ``point`` (the longest an adaptive run may
+        take, :meth:`flocklab.core.time.RunControl.longest_grid`)."""
+        return self.control(point, 0).longest_grid(get_model(self.model))
 
     def time_text(self) -> str:
         """Run length for captions and listings, e.g. ``"4000 steps"`` or ``"t_end = 30 s"``."""

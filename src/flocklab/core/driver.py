@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.core.model import IntervalModel, Model, SimulationError
+from flocklab.core.parameters import ParameterError
 from flocklab.core.progress import Progress
 from flocklab.core.record import RunRecord
-from flocklab.core.time import RunControl, TimeGrid
+from flocklab.core.time import RunControl, TimeGrid, check_points
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -116,6 +117,8 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
         If the run needs more memory than is available.
     """
     p, grid = prepare(model, params, control)
+    if control.adaptive:
+        grid = adaptive_grid(model, control, grid)
     check_memory(model, p, grid)
     state = model.initial_state(p, np.random.default_rng(control.seed))
     state["_dt"] = grid.dt
@@ -125,25 +128,80 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
         record.extra = model.solve(state, p, record)
         _check_finite(model, state, p, control, 0, grid.steps, grid)
     else:
-        _step_through(model, state, p, control, record, checkpoint, progress)
+        final = _step_through(model, state, p, control, record, checkpoint, progress)
+        if final < grid.steps:
+            record.truncate(final)
         record.extra = model.run_outputs(state, p)
     record.loop_seconds = time.perf_counter() - started
     record.set_attrs(p, control)
     return record
 
 
+def adaptive_grid(model: Model, control: RunControl, pilot: TimeGrid) -> TimeGrid:
+    """The longest schedule of an adaptive run, after checking the model steps in chunks
+    and the run lengths are whole record intervals."""
+    if isinstance(model, IntervalModel):
+        raise ParameterError("min_independent_samples", f"model '{model.name}' integrates a "
+                                                         f"whole interval at once and cannot "
+                                                         f"extend a run")
+    longest = control.longest_grid(model)
+    interval = _record_interval(pilot)
+    for name, value in (("steps", pilot.steps), ("max_steps", longest.steps)):
+        if value % interval:
+            raise ParameterError(name, f"'{name}' = {value} must be a whole number of record "
+                                       f"intervals ({interval} steps) for an adaptive run")
+    return longest
+
+
+def enough_samples(record: RunRecord, step: int, wanted: int) -> bool:
+    r"""Whether the second half of the run up to ``step`` holds ``wanted`` independent
+    samples of the primary observable, :math:`n / \tau_{\mathrm{int}} \ge K`
+    (:func:`flocklab.analysis.timeseries.independent_samples`; the first half is the
+    burn-in of this test, so it does not depend on the study's ``burn_in``)."""
+    from flocklab.analysis.timeseries import independent_samples
+
+    steps = record.grid.record_steps
+    kept = (steps > step / 2) & (steps <= step)
+    series = record.series[record.model.primary_observable][kept]
+    return bool(series.size >= 2 and independent_samples(series) >= wanted)
+
+
 def _step_through(model: Model, state: dict, p: dict[str, Any], control: RunControl,
                   record: RunRecord, checkpoint: Checkpoint | None,
-                  progress: bool | None) -> None:
-    """The chunked time loop: advance, check, checkpoint, report progress."""
+                  progress: bool | None) -> int:
+    """The chunked time loop: advance, check, checkpoint, report progress. An adaptive
+    run stops at the first check point (:func:`flocklab.core.time.check_points`) with
+    enough independent samples (:func:`enough_samples`); returns the last step."""
     grid = record.grid
     step = _resume(state, record, checkpoint)
     if step == 0:
         record.store(0, model, state, p)
-    chunk = max(1, min(grid.steps, model.chunk_updates // max(1, model.entity_count(p))))
+    stops = (check_points(control.steps, grid.steps, _record_interval(grid))
+             if control.adaptive else [grid.steps])
     bar = Progress(grid.steps, label=f"{model.name}", enabled=progress)
-    while step < grid.steps:
-        k = min(chunk, grid.steps - step)
+    for stop in stops:
+        if stop < step:
+            continue
+        step = _advance_to(model, state, p, control, record, checkpoint, step, stop, bar)
+        if control.adaptive and enough_samples(record, stop,
+                                               int(control.min_independent_samples)):
+            break
+    bar.close()
+    return step
+
+
+def _record_interval(grid: TimeGrid) -> int:
+    return int(grid.record_steps[1] - grid.record_steps[0]) if grid.record_steps.size > 1 else 1
+
+
+def _advance_to(model: Model, state: dict, p: dict[str, Any], control: RunControl,
+                record: RunRecord, checkpoint: Checkpoint | None, step: int, stop: int,
+                bar: Progress) -> int:
+    """Advance from ``step`` to ``stop`` in chunks, checking and checkpointing."""
+    grid = record.grid
+    chunk = max(1, min(grid.steps, model.chunk_updates // max(1, model.entity_count(p))))
+    while step < stop:
+        k = min(chunk, stop - step)
         if checkpoint is not None:
             k = min(k, checkpoint.next_step(step) - step)
         model.advance(state, p, step, k, record)
@@ -154,7 +212,7 @@ def _step_through(model: Model, state: dict, p: dict[str, Any], control: RunCont
                                       in state_arrays(state).items()},
                                    **record.checkpoint_arrays()})
         bar.update(step)
-    bar.close()
+    return step
 
 
 def _check_finite(model: Model, state: dict, p: Mapping[str, Any], control: RunControl,

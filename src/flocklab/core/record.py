@@ -117,6 +117,19 @@ class RunRecord:
                 if name in self.frames:
                     self.frames[name][frame] = values
 
+    def truncate(self, steps: int) -> None:
+        """Cut the record at ``steps`` (a record step): an adaptive run that stopped early
+        then holds exactly what a run of ``steps`` would
+        (:func:`flocklab.core.time.truncate_grid`)."""
+        from flocklab.core.time import truncate_grid
+
+        self.grid = truncate_grid(self.grid, steps)
+        records, frames = len(self.grid.record_steps), len(self.grid.frame_steps)
+        self.series = {name: values[:records] for name, values in self.series.items()}
+        self.frames = {name: values[:frames] for name, values in self.frames.items()}
+        self.record_of_step = self.record_of_step[:steps + 1]
+        self.frame_of_step = self.frame_of_step[:steps + 1]
+
     def checkpoint_arrays(self) -> dict[str, np.ndarray]:
         arrays = {f"series.{name}": values for name, values in self.series.items()}
         arrays.update({f"frames.{name}": values for name, values in self.frames.items()})

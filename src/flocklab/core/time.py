@@ -6,6 +6,7 @@ A :class:`RunControl` says how long a run is, which seed it uses and when it rec
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,13 @@ class RunControl:
         Interval between snapshot frames (0: only the initial frame).
     snapshot_start : float
         Time of the first frame after the initial one.
+    min_independent_samples : int, optional
+        Adaptive length: the run is extended beyond ``steps`` (stepped runs only) until the
+        second half of its primary observable holds at least this many independent samples,
+        n / tau_int >= K, or ``max_steps`` is reached (see
+        :func:`check_points` and :func:`flocklab.core.driver.run`).
+    max_steps : int, optional
+        Longest adaptive run (required with ``min_independent_samples``).
     """
 
     seed: int
@@ -63,6 +71,8 @@ class RunControl:
     record_every: float | None = None
     snapshot_every: float = 0
     snapshot_start: float = 0
+    min_independent_samples: int | None = None
+    max_steps: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) \
@@ -86,16 +96,50 @@ class RunControl:
                                        self.steps < 1):
             raise ParameterError("steps", f"'steps' = {self.steps!r} is out of range: "
                                           f"allowed is an integer >= 1")
+        self._check_adaptive()
+
+    def _check_adaptive(self) -> None:
+        """``min_independent_samples`` and ``max_steps`` come together, with ``steps``."""
+        wanted, longest = self.min_independent_samples, self.max_steps
+        if wanted is None and longest is None:
+            return
+        if wanted is None or longest is None:
+            missing, given = (("max_steps", "min_independent_samples") if longest is None
+                              else ("min_independent_samples", "max_steps"))
+            raise ParameterError(missing, f"'{missing}' is needed with '{given}'")
+        if self.steps is None:
+            raise ParameterError("min_independent_samples", "an adaptive run length needs "
+                                                            "'steps' (not 't_end')")
+        for name, value, low in (("min_independent_samples", wanted, 1),
+                                 ("max_steps", longest, self.steps)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) \
+                    or value < low:
+                raise ParameterError(name, f"'{name}' = {value!r} is out of range: allowed "
+                                           f"is an integer >= {low}")
 
     def as_attrs(self) -> dict[str, Any]:
         """The controls as given (``None`` omitted), for file attributes and fingerprints."""
         names = ("steps", "t_end", "dt", "record_every", "snapshot_every", "snapshot_start",
-                 "seed")
+                 "seed", "min_independent_samples", "max_steps")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
     def grid(self, model: Model) -> TimeGrid:
         """The integer step schedule of this run for ``model`` (checks every time)."""
         return TimeGrid.build(self, model)
+
+    @property
+    def adaptive(self) -> bool:
+        """True when the run length adapts to the data (``min_independent_samples``)."""
+        return self.min_independent_samples is not None
+
+    def longest_grid(self, model: Model) -> TimeGrid:
+        """The schedule of the longest run these controls allow: ``max_steps`` for an
+        adaptive run (its buffers, memory and run-time requests), else :meth:`grid`."""
+        if not self.adaptive:
+            return self.grid(model)
+        return TimeGrid.build(dataclasses.replace(self, steps=self.max_steps,
+                                                  min_independent_samples=None,
+                                                  max_steps=None), model)
 
 
 def _positive_number(value: Any, allow_zero: bool = False) -> bool:
@@ -209,3 +253,36 @@ def _check_schedule_size(control: RunControl, steps: int, record: int, every: in
                               f"{frames - 1:.3g} frames need at least {need / 2**30:.3g} GiB, "
                               f"more than the {have / 2**30:.3g} GiB of memory available; "
                               f"{advice}")
+
+
+#: Growth factor of the adaptive schedule (:func:`check_points`): each check point is 1.5
+#: times the previous one, so a run is at most 50 % longer than it needed to be.
+GROWTH = 1.5
+
+
+def check_points(steps: int, max_steps: int, record: int = 1) -> list[int]:
+    r"""Steps at which an adaptive run decides whether to go on.
+
+    :math:`T_0` = ``steps``, :math:`T_{j+1} = \min(T_{\max}, \lceil 1.5\,T_j\rceil)`
+    rounded up to whole record intervals: a fixed schedule, so the decision at
+    :math:`T_j` depends only on the run up to :math:`T_j` and a run resumed from a
+    checkpoint, or repeated, stops at the same step.
+
+    Examples
+    --------
+    >>> check_points(2000, 6000)
+    [2000, 3000, 4500, 6000]
+    """
+    points = [steps]
+    while points[-1] < max_steps:
+        grown = math.ceil(points[-1] * GROWTH / record) * record
+        points.append(min(max_steps, max(grown, points[-1] + record)))
+    return points
+
+
+def truncate_grid(grid: TimeGrid, steps: int) -> TimeGrid:
+    """``grid`` cut at ``steps``: the schedule of a run of ``steps`` with the same
+    recording (``steps`` a record step of ``grid``)."""
+    return dataclasses.replace(grid, steps=steps,
+                               record_steps=grid.record_steps[grid.record_steps <= steps],
+                               frame_steps=grid.frame_steps[grid.frame_steps <= steps])

@@ -30,9 +30,12 @@ import numpy as np
 import xarray as xr
 from matplotlib.animation import FuncAnimation
 from matplotlib.colors import LogNorm, Normalize
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import NullLocator
 
+from flocklab.analysis.rounded import SHORT_SAMPLES
+from flocklab.analysis.summary import flagged_points
 from flocklab.figures import labels, style
 from flocklab.figures.drawing import MIN_ASPECT, Drawing, drawing_of
 
@@ -145,7 +148,9 @@ def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str |
                  xlabel: str | None = None, ylabel: str | None = None, logx: bool = False,
                  logy: bool = False, title: str = "") -> plt.Figure:
     """Replicate-averaged ``y`` against coordinate ``x`` with error bars, one line per ``hue``
-    (log axes on request).
+    (log axes on request). Points whose runs are short of independent samples or drift
+    after burn-in (the summary's ``short_runs``/``drifting_runs``) are drawn open, with a
+    legend entry saying so.
 
     ``y`` may be a list of quantities sharing a unit, drawn as lines of one panel (without
     ``hue``); a derived quantity among them (a coordinate of the summary, e.g. a closed
@@ -154,33 +159,43 @@ def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str |
     names = [y] if isinstance(y, str) else list(y)
     model = _model(summary)
     several = len(names) > 1
-    fig, axes = style.new_figure(extra=(1.5 if hue or several else 0.0, 0.0))
+    flagged = flagged_points(summary)
+    flags = flagged is not None and bool(flagged.any())
+    # room for the outside legend: the curves' entries, and the open-marker entry
+    fig, axes = style.new_figure(extra=((1.5 if hue or several else 0.0) + (1.2 if flags else 0.0),
+                                        0.0))
     ax = axes[0, 0]
     groups: list[tuple[str, Any]] = [("", {})]
     if hue is not None:
         groups = [(_value_text(hue, value, model), {hue: i})
                   for i, value in enumerate(summary[hue].values.tolist())]
-    number = 0
+    number, any_open = 0, False
     for name in names:
         if f"replicate_{name}" not in summary:
             _reference_line(ax, summary, x, name, model)
             continue
         for label, selection in groups:
             text = label or (_quantity_text(name, model) if several else "")
-            _errorbar_line(ax, summary, x, name, selection, text, number, hue)
+            any_open |= _errorbar_line(ax, summary, x, name, selection, text, number, hue)
             number += 1
     ax.set_xlabel(style.wrap(xlabel or coordinate_label(summary, x), 45))
     ax.set_ylabel(style.wrap(ylabel or quantity_label(summary, names[0]), 38))
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
-    if hue is not None or several:
-        style.legend(fig, ax)
+    if hue is not None or several or any_open:
+        handles, texts = ax.get_legend_handles_labels()
+        if any_open:
+            handles = [*handles, _open_marker_handle()]
+            texts = [*texts, style.wrap(OPEN_MARKER_TEXT, 16)]
+        style.legend(fig, handles=handles, labels=texts)
     style.title(fig, title)
     return fig
 
 
 def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection: Any,
-                   label: str, number: int, hue: str | None) -> None:
+                   label: str, number: int, hue: str | None) -> bool:
+    """One curve with error bars; points the summary flags (:func:`flagged_points`) drawn
+    with open markers. Returns whether any point was drawn open."""
     line = summary[f"replicate_{y}"].isel(selection)
     line_err = summary[f"replicate_{y}_err"].isel(selection)
     xs = line[x].values if x in line.coords else summary[x].values
@@ -188,9 +203,26 @@ def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection:
         raise ValueError(f"'{y}' against '{x}' is not one curve per '{hue}': "
                          f"remaining dimensions {line.dims}")
     order = np.argsort(xs)
-    ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
-                marker=MARKERS[number % len(MARKERS)], markersize=3.5, capsize=2,
-                linewidth=1, label=label or None)
+    marker = MARKERS[number % len(MARKERS)]
+    drawn = ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
+                        marker=marker, markersize=3.5, capsize=2, linewidth=1,
+                        label=label or None)
+    flagged = flagged_points(summary)
+    if flagged is None:
+        return False
+    open_points = flagged.isel(selection).values.astype(bool)[order]
+    ax.plot(xs[order][open_points], line.values[order][open_points], marker, linestyle="none",
+            markersize=3.5, markerfacecolor="white", color=drawn[0].get_color(), zorder=3)
+    return bool(open_points.any())
+
+
+#: Legend entry of :func:`curve_figure` for points drawn open.
+OPEN_MARKER_TEXT = f"open: runs with < {SHORT_SAMPLES} independent samples, or drifting"
+
+
+def _open_marker_handle() -> Line2D:
+    return Line2D([], [], marker="o", linestyle="none", markersize=3.5, color="0.3",
+                  markerfacecolor="white", label=OPEN_MARKER_TEXT)
 
 
 def _reference_line(ax: plt.Axes, summary: xr.Dataset, x: str, name: str,
@@ -598,11 +630,18 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
                     capsize=2)
         ax.plot(np.log(s[keep & ~used]), np.log(v[keep & ~used]), "o", mfc="none", color=color,
                 markersize=3.5)
-        grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 20)
+        if "short" in fit:   # points short of 50 tau_int: crossed
+            short = fit["short"].values.astype(bool) & keep
+            ax.plot(np.log(s[short]), np.log(v[short]), "x", color=color, markersize=5)
+        grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 40)
         slope = float(fit[exponent])
         low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
         text = f"{exponent_symbol} = {slope:.2f} [{low:.2f}, {high:.2f}]"
-        ax.plot(grid, np.log(float(fit["amplitude"])) + slope * grid, "-", color=color,
+        if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
+            text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
+                     f"{float(fit[f'{exponent}_half2']):.2f}")
+        ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
+                color=color,
                 label=f"{_curve_label(selection, model)}: {text}" if selection else text)
     reduced = (rf"({symbol}_c - {symbol})/{symbol}_c" if side == "below"
                else rf"({symbol} - {symbol}_c)/{symbol}_c")
@@ -611,6 +650,20 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
     style.legend(fig, ax, title="68 % intervals")
     style.title(fig, title)
     return fig
+
+
+def _fitted_curve(fit: xr.Dataset, critical: float, exponent: str, side: str,
+                  s: np.ndarray) -> np.ndarray:
+    """The fitted curve at reduced distances ``s``: the rounded power law where the fit
+    has a rounding width, else the pure power law A s^e."""
+    amplitude, slope = float(fit["amplitude"]), float(fit[exponent])
+    if "rounding_width" not in fit:
+        return amplitude * s**slope
+    from flocklab.analysis.rounded import rounded_power_law
+
+    x = critical * (1 - s) if side == "below" else critical * (1 + s)
+    return rounded_power_law(x, amplitude, critical, slope, float(fit["rounding_width"]),
+                             float(fit["floor"]), side)
 
 
 def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):

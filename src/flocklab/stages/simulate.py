@@ -130,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     threads = int(args[1]) if len(args) > 1 else None
+    if threads is not None and "numba" not in sys.modules:
+        # numba is imported later, by the model's kernels: tell it now how many threads the
+        # job has, or it starts one per core and the parallel kernels of jobs running side
+        # by side spin against each other (set_threads alone cannot act before the import).
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
     handler = logging.StreamHandler(sys.stderr)  # the rule sends stderr to the job's log
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger = logging.getLogger("flocklab")

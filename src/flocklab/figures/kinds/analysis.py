@@ -64,9 +64,12 @@ class CriticalLogLog(AnalysisKind):
                    "study's critical section)")
     section, file, plot = "critical", "critical.nc", "critical_loglog_figure"
     text = ("The model's order parameter :math:`P` against the reduced distance from the "
-            "fitted critical value, on log axes; filled points entered the weighted power-law "
-            "fit, lines are the fits, legend: the exponent with its 68 % interval "
-            "(results/<study>/critical.json).")
+            "fitted critical value, on log axes; filled points entered the fit (a power law "
+            "rounded by a Gaussian spread of the critical point, with a finite-size floor), "
+            "crosses mark points whose runs hold fewer than 50 independent samples "
+            "(down-weighted), lines are the fits; legend: the exponent with its calibrated "
+            "68 % interval (jackknife over seeds and window range) and the estimates from the "
+            "two halves of the seeds (results/<study>/critical.json).")
 
 
 class Collapse(AnalysisKind):
