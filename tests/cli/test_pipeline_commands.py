@@ -27,8 +27,8 @@ def test_init_writes_a_valid_commented_config(tmp_path, capsys):
 def test_check_config_ends_with_the_plan(repo, capsys):
     assert main(["check-config", str(repo / "config" / "test.yaml")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "noise: model vicsek, 52 runs of 300 steps" in lines
-    assert lines[-2] == "plan: 6 studies, 104 runs, 0 tasks (none), 13 figures"
+    assert "noise: model vicsek, 104 runs of 300 steps" in lines
+    assert lines[-2] == "plan: 6 studies, 156 runs, 0 tasks (none), 13 figures"
     assert lines[-1].startswith("estimate: about ") and "peak memory of one run" in lines[-1]
 
 

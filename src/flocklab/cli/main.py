@@ -370,6 +370,20 @@ def _dispatch(args: argparse.Namespace) -> int | None:
     return None
 
 
+def _set_verbosity(logger: logging.Logger, verbose: bool) -> None:
+    """Progress messages on stderr with ``-v``, none without; a call of :func:`main` without
+    ``-v`` after one with it (in one process) is quiet again."""
+    ours = [handler for handler in logger.handlers if isinstance(handler, _StderrHandler)]
+    if verbose and not ours:
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
+        logger.addHandler(handler)
+    elif not verbose:
+        for handler in ours:
+            logger.removeHandler(handler)
+    logger.setLevel(logging.INFO if verbose else logging.NOTSET)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flocklab`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -382,12 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             wanted = argv[argv.index(verb) + 1]
     parser = build_parser(wanted if wanted in available_models() else "")
     args = parser.parse_args(argv)
-    logger = logging.getLogger("flocklab")
-    if args.verbose and not logger.handlers:
-        handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter("flocklab: %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
+    _set_verbosity(logging.getLogger("flocklab"), args.verbose)
     try:
         return _dispatch(args) or 0
     except ParameterError as error:
