@@ -56,6 +56,20 @@ def snakemake() -> Callable[..., subprocess.CompletedProcess]:
 
 
 @pytest.fixture(scope="session")
+def run_config(tmp_path_factory) -> Callable[[Path], Path]:
+    """``run_config(config_path)``: a copy of the config run to completion on 2 cores in a
+    fresh directory; returns its ``results`` directory."""
+    def run(config_path: Path) -> Path:
+        workdir = tmp_path_factory.mktemp(config_path.stem)
+        config = workdir / "config.yaml"
+        shutil.copy(config_path, config)
+        _snakemake(workdir, "--configfile", str(config), "--cores", "2")
+        return workdir / "results"
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def test_yaml_run(tmp_path_factory, snakemake) -> tuple[Path, Path]:
     """``config/test.yaml`` run once through the workflow and its report, shared by the
     pipeline tests: ``(workdir, config_path)``, results under ``workdir / "results"``."""

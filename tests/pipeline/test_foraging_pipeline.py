@@ -10,7 +10,6 @@ any frame.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -26,12 +25,8 @@ VERDICTS = ("holds", "fails", "inconclusive")
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, snakemake):
-    workdir = tmp_path_factory.mktemp("foraging_pipeline")
-    config = workdir / "config.yaml"
-    shutil.copy(CONFIG, config)
-    snakemake(workdir, "--configfile", str(config), "--cores", "2")
-    return workdir / "results"
+def finished(run_config):
+    return run_config(CONFIG)
 
 
 def test_every_figure_and_every_verdict(finished):

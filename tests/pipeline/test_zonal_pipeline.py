@@ -9,7 +9,6 @@ and the capture count agreeing with the surviving share.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +20,8 @@ pytestmark = pytest.mark.pipeline
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "config" / "zonal_test.yaml"
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, snakemake):
-    workdir = tmp_path_factory.mktemp("zonal_pipeline")
-    config = workdir / "config.yaml"
-    shutil.copy(CONFIG, config)
-    snakemake(workdir, "--configfile", str(config), "--cores", "2")
-    return workdir / "results"
+def finished(run_config):
+    return run_config(CONFIG)
 
 
 def test_every_figure_and_the_claim_verdict(finished):

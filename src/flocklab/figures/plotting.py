@@ -572,8 +572,10 @@ def animate_run(ds: xr.Dataset, trail: int = 20, stride: int = 1, fps: int = 20,
     """Animation of a run's frames drawn by its model, on limits fixed over the whole run,
     with the model's legend and the time (with its unit) in each frame's title."""
     projection = snapshot_projection(ds)
+    room = 1.0 if projection == "3d" else 0.0  # a 3-D box's labels reach past its panel
     fig, axes = style.new_figure(square=True, projection=projection,
-                                 extra=(1.3 if _drawing(ds).legend_handles(ds) else 0.0, 0.3))
+                                 extra=((1.3 if _drawing(ds).legend_handles(ds) else 0.0)
+                                        + room, 0.3 + room))
     ax = axes[0, 0]
     frames = list(range(0, ds.sizes["frame"], stride))
     _drawing_legend(fig, ds)
@@ -845,13 +847,19 @@ def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) 
 
 def _output_panels(sensitivity: xr.Dataset, extra: float = 1.4
                    ) -> tuple[plt.Figure, np.ndarray, list[str], list[str]]:
+    """One panel per output, at most three to a row (unused cells hidden)."""
     outputs = sensitivity["output"].values.astype(str).tolist()
     factors = sensitivity["parameter"].values.astype(str).tolist()
-    fig, axes = style.new_figure(1, len(outputs), extra=(extra, 0.0))
+    columns = min(len(outputs), 3)
+    rows = -(-len(outputs) // columns)
+    fig, grid = style.new_figure(rows, columns, extra=(extra, 0.0))
+    for ax in grid.flat[len(outputs):]:
+        ax.set_visible(False)
+    axes = grid.flat[:len(outputs)]
     model_name = str(sensitivity.attrs["model"])
-    for ax, output in zip(axes[0], outputs, strict=True):
+    for ax, output in zip(axes, outputs, strict=True):
         style.panel_title(ax, output_label(model_name, output))
-    return fig, axes[0], outputs, factors
+    return fig, np.asarray(axes), outputs, factors
 
 
 def morris_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
@@ -891,9 +899,11 @@ def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
             ax.bar(positions + shift, ds[index].values, width=0.36, yerr=ds[f"{index}_conf"],
                    capsize=2, color=colour, label=f"$S_{{{index[1:]}}}$")
         ax.axhline(0, color="0.3", linewidth=0.6)
-        ax.set_xticks(positions, names, rotation=30 if len(factors) > 4 else 0)
+        ax.set_xticks(positions, [style.wrap(name, 11) for name in names], fontsize=7)
         ax.set_ylim(min(-0.05, float(np.nanmin(ds["S1"] - ds["S1_conf"]))), 1.05)
-    axes[0].set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
+    columns = min(len(outputs), 3)
+    for ax in axes[::columns]:
+        ax.set_ylabel(f"Sobol' index ({confidence:.0%} interval)")
     style.legend(fig, axes)
     style.title(fig, title)
     return fig

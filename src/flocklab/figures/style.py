@@ -34,6 +34,8 @@ RC = {"font.size": 8.5, "axes.titlesize": 8.5, "axes.labelsize": 8.5,
 CHAR_WIDTH = 0.062
 #: Height of one line of notes (inches).
 NOTE_LINE = 0.15
+#: Characters per line of a legend entry before it is wrapped.
+LEGEND_WIDTH = 40
 
 
 def apply() -> None:
@@ -122,5 +124,9 @@ def legend(fig: Any, axes: Any = None, handles: Sequence[Any] | None = None,
         handles, labels = list(found.values()), list(found)
     if not handles:
         return None
-    return fig.legend(handles, labels if labels is not None else None,
-                      loc="outside right center", title=title, title_fontsize=7.5)
+    if labels is None:
+        labels = [handle.get_label() for handle in handles]
+    # long entries wrapped, so that the legend does not squeeze the panels
+    labels = [wrap(str(label), LEGEND_WIDTH) for label in labels]
+    return fig.legend(handles, labels, loc="outside right center", title=title,
+                      title_fontsize=7.5)

@@ -121,7 +121,7 @@ def test_stability_figure_plots_the_table(tmp_path):
     fig = task_figure({"kind": "task", "task": "t", "title": "T", "options": {}}, path)
     lines = _lines(fig)
     methods = ["explicit_euler", "rk4", "implicit_euler", "implicit_midpoint", "scipy_DOP853"]
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+    assert [t.get_text().replace("\n", " ") for t in fig.axes[0].get_xticklabels()] == [
         "explicit Euler", "RK4", "implicit Euler", "implicit midpoint", "DOP853 (SciPy)"]
     for config, offset in (("A", -0.3), ("B", 0.3)):
         rows = [r for r in STABILITY_ROWS if r[0] == config]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -158,8 +159,7 @@ def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, 
     ax.set_ylim(*_log_limits(numbers))
     ax.set_xlim(-0.6, len(methods) - 0.4)
     _bands(ax)
-    ax.set_xticks(range(len(methods)), [method_label(m) for m in methods], rotation=30,
-                  ha="right")
+    ax.set_xticks(range(len(methods)), [textwrap.fill(method_label(m), 12) for m in methods])
     ax.set_ylabel(r"largest stable time step $\Delta t_{\max}$ (s)")
     handles = [Line2D([], [], color=f"C{c}", ls="none", marker="o", label=config)
                for c, config in enumerate(configs)]
