@@ -448,6 +448,23 @@ def escape_velocities(pos, alive, ppos, pvel, fear_range, speed, mix, beta, hori
         fear_vel[i, 0], fear_vel[i, 1], fear_vel[i, 2] = speed * ex, speed * ey, speed * ez
 
 
+@njit(cache=True, inline="always")
+def nearest_alive(pos, alive, point, box, limit2, inclusive):  # pragma: no cover
+    """Index of the alive agent nearest to ``point`` (minimum image) whose squared distance
+    is below ``limit2`` (at most, when ``inclusive``; the last of equal ones then), or -1."""
+    best, best_r2 = -1, limit2
+    for i in range(pos.shape[0]):
+        if not alive[i]:
+            continue
+        dx = min_image(pos[i, 0] - point[0], box)
+        dy = min_image(pos[i, 1] - point[1], box)
+        dz = min_image(pos[i, 2] - point[2], box)
+        r2 = dx * dx + dy * dy + dz * dz
+        if r2 < best_r2 or (inclusive and r2 == best_r2):
+            best, best_r2 = i, r2
+    return best
+
+
 @njit(cache=True)
 def predators_move(ppos, phead, pparams, pos, alive, counts, dt, dim, box
                    ):  # pragma: no cover
@@ -470,16 +487,7 @@ def predators_move(ppos, phead, pparams, pos, alive, counts, dt, dim, box
                 if alive[i] and counts[i] > most:
                     most, target = counts[i], i
         if target < 0:
-            nearest = math.inf
-            for i in range(pos.shape[0]):
-                if not alive[i]:
-                    continue
-                dx = min_image(pos[i, 0] - ppos[k, 0], box)
-                dy = min_image(pos[i, 1] - ppos[k, 1], box)
-                dz = min_image(pos[i, 2] - ppos[k, 2], box)
-                r2 = dx * dx + dy * dy + dz * dz
-                if r2 < nearest:
-                    nearest, target = r2, i
+            target = nearest_alive(pos, alive, ppos[k], box, math.inf, False)
         if target >= 0:
             dx, dy, dz = unit(min_image(pos[target, 0] - ppos[k, 0], box),
                               min_image(pos[target, 1] - ppos[k, 1], box),
@@ -503,17 +511,7 @@ def predators_capture(ppos, prest, pparams, pcaptures, pos, alive, step, dt, box
         if prest[k] > 0.0:
             prest[k] = max(0.0, prest[k] - dt)
             continue
-        best = -1
-        best_r2 = pparams[k, 2] * pparams[k, 2]
-        for i in range(pos.shape[0]):
-            if not alive[i]:
-                continue
-            dx = min_image(pos[i, 0] - ppos[k, 0], box)
-            dy = min_image(pos[i, 1] - ppos[k, 1], box)
-            dz = min_image(pos[i, 2] - ppos[k, 2], box)
-            r2 = dx * dx + dy * dy + dz * dz
-            if r2 <= best_r2:
-                best, best_r2 = i, r2
+        best = nearest_alive(pos, alive, ppos[k], box, pparams[k, 2] * pparams[k, 2], True)
         if best >= 0:
             alive[best] = False
             capture_step[best] = step
