@@ -19,7 +19,8 @@ from matplotlib.colors import LogNorm
 
 from flocklab.config import ConfigError, validate_config
 from flocklab.figures.kinds import FigureContext
-from flocklab.figures.plotting import cell_edges, heatmap_figure, wrap_label
+from flocklab.figures.plotting import cell_edges, heatmap_figure
+from flocklab.figures.style import wrap as wrap_label
 from flocklab.stages.figures import make_figure
 
 # ---------------------------------------------------------------------------- config

@@ -116,11 +116,11 @@ def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
     """The sweep's axes: known, distinct parameters; values coerced; paired lists equal."""
     axes = []
     seen: set[str] = set()
+    derived = [factor.name for factor in model.derived_factors]
     for number, raw_axis in enumerate(raw_axes):
         coords = {}
         for key, spec in raw_axis.items():
             axis_key = f"{where}.sweep[{number}].{key}"
-            derived = [factor.name for factor in model.derived_factors]
             if key not in known and key not in derived:
                 raise ConfigError(f"config key '{axis_key}': unknown parameter of model "
                                   f"'{model.name}'{nearest_names(key, [*known, *derived])}")

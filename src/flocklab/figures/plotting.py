@@ -497,11 +497,6 @@ def state_map_figure(summary: xr.Dataset, x: str, y: str, z: str, states: Sequen
     return fig
 
 
-def wrap_label(label: str, width: int) -> str:
-    """``label`` wrapped to lines of about ``width`` characters (:func:`style.wrap`)."""
-    return style.wrap(label, width)
-
-
 def _observable_label(model: Model, name: str, width: int) -> str:
     return style.wrap(labels.quantity(model, name).axis(), width)
 
