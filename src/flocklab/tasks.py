@@ -112,3 +112,18 @@ def _resolve(specs: tuple[ParameterSpec, ...], given: Mapping[str, Any], owner: 
         if message.startswith("parameter '"):
             message = "option '" + message.removeprefix("parameter '")
         raise ParameterError(error.name, message) from None
+
+
+def list_option(name: str, default: Any, description: str, items: Mapping[str, Any],
+                unit: str = "1", nullable: bool = False) -> ParameterSpec:
+    """A task option holding a non-empty list whose items match the JSON-schema fragment
+    ``items``; with ``nullable``, ``None`` (the task's default choice) is allowed too.
+
+    Examples
+    --------
+    >>> list_option("steps", [0.02, 0.01], "time steps", {"type": "number"}, "s").kind
+    'json'
+    """
+    schema = {"description": description, "type": ["array", "null"] if nullable else "array",
+              "items": dict(items), "minItems": 1}
+    return ParameterSpec(name, "json", default, description, unit, schema=schema)

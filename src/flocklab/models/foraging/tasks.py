@@ -36,7 +36,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.tasks import Task
+from flocklab.tasks import Task, list_option
+
+#: Items of a list of positive numbers.
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
@@ -180,12 +183,6 @@ def grouping_task(model: Model, params: Mapping[str, Any], options: Mapping[str,
             "time": time.tolist(), "alive_fraction": series}
 
 
-def _list(name: str, default: list[float], description: str, unit: str) -> ParameterSpec:
-    schema = {"description": description, "type": "array", "minItems": 1,
-              "items": {"type": "number", "exclusiveMinimum": 0}}
-    return ParameterSpec(name, "json", default, description, unit, schema=schema)
-
-
 class Budget(Task):
     """The energy budget against its closed forms, as the pipeline's check."""
 
@@ -194,10 +191,10 @@ class Budget(Task):
                    "isolated agent without food at several speeds, and the energy "
                    "E0 + (gamma F - mu) t up to E_max on uniform fields")
     options = (
-        _list("speeds", [0.25, 0.5, 1.0, 2.0, 4.0], "cruising speeds of the starving agent",
-              "s-1"),
-        _list("densities", [0.2, 0.4, 0.8, 1.6], "uniform food densities (not depleted)",
-              "1"),
+        list_option("speeds", [0.25, 0.5, 1.0, 2.0, 4.0],
+                    "cruising speeds of the starving agent", _POSITIVE, "s-1"),
+        list_option("densities", [0.2, 0.4, 0.8, 1.6],
+                    "uniform food densities (not depleted)", _POSITIVE, "1"),
         ParameterSpec("dt", "float", 0.2, "time step", "s", low=0.0, low_inclusive=False),
         ParameterSpec("t_end", "float", 100.0, "length of the feeding runs", "s", low=0.0,
                       low_inclusive=False),

@@ -22,17 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from flocklab.core.io import write_rows
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.tasks import Task
+from flocklab.tasks import Task, list_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
-
-
-def _list(name: str, default: list, description: str, items: Mapping[str, Any],
-          unit: str = "1") -> ParameterSpec:
-    schema = {"description": description, "type": "array", "items": dict(items),
-              "minItems": 1}
-    return ParameterSpec(name, "json", default, description, unit, schema=schema)
 
 
 class ClosedForms(Task):
@@ -41,8 +34,8 @@ class ClosedForms(Task):
     name = "closed_forms"
     description = ("logistic speed law, equilibrium distance, momentum and energy, integrator "
                    "order, cell list against all pairs: the measured errors")
-    options = (_list("steps", [0.04, 0.02, 0.01], "time steps of the order measurement",
-                     {"type": "number", "exclusiveMinimum": 0}, "1"),)
+    options = (list_option("steps", [0.04, 0.02, 0.01], "time steps of the order measurement",
+                           {"type": "number", "exclusiveMinimum": 0}, "1"),)
     figure = ("Global error at t = 2 of the Strang-split integrator (20 agents, positions and "
               "velocities, against a 64 times smaller step) against the step, with and "
               "without the steering terms; dotted: slope 2. The non-inertial form is the "
@@ -94,10 +87,10 @@ class Hierarchy(Task):
     description = ("time for the group to turn to a new goal against the number of "
                    "sub-leaders and the prediction step; verdicts of the A/R paper's claim")
     options = (
-        _list("subleaders", [0, 2, 4, 8, 16], "numbers of sub-leaders",
-              {"type": "integer", "minimum": 0}),
-        _list("prediction_steps", [0.0, 1.0, 3.0], "prediction steps tau",
-              {"type": "number", "minimum": 0}, "1"),
+        list_option("subleaders", [0, 2, 4, 8, 16], "numbers of sub-leaders",
+                    {"type": "integer", "minimum": 0}),
+        list_option("prediction_steps", [0.0, 1.0, 3.0], "prediction steps tau",
+                    {"type": "number", "minimum": 0}, "1"),
         ParameterSpec("leaders", "int", 3, "leaders (they know the goal)", low=1),
         ParameterSpec("turn_time", "float", 5.0, "time at which the goal turns", "1",
                       low=0.0),

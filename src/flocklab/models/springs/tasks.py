@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from flocklab.core.io import write_rows
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS
-from flocklab.tasks import Task
+from flocklab.tasks import Task, list_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
@@ -47,14 +47,6 @@ CLAIM_METHODS = ("explicit_euler", "semi_implicit_euler", "article_verlet", "rk4
 _DEFAULT_STEPS = (0.01, 0.005, 0.0025, 0.00125)
 _POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 _METHOD = {"enum": list(INTEGRATORS)}
-
-
-def _list_option(name: str, default: Any, description: str, items: Mapping[str, Any],
-                 unit: str = "1", nullable: bool = True) -> ParameterSpec:
-    """An option holding a non-empty list (``None``: the task's default choice)."""
-    schema = {"description": description, "type": ["array", "null"] if nullable else "array",
-              "items": dict(items), "minItems": 1}
-    return ParameterSpec(name, "json", default, description, unit, schema=schema)
 
 
 def _count(name: str, default: int, description: str, low: int) -> ParameterSpec:
@@ -74,11 +66,12 @@ class Stability(Task):
     description = ("measured (bisection on runs) and linear-theory dt_max of every integrator, "
                    "and the verdicts of the articles' stability claims")
     options = (
-        _list_option("masses", None, "point masses to compare (default: the parameter's)",
-                     _POSITIVE, "kg"),
-        _list_option("damping_kinds", None, "damper readings to compare (default: the "
-                     "parameter's)", {"enum": ["spring", "absolute"]}),
-        _list_option("methods", None, "integrators (default: the nine of the study)", _METHOD),
+        list_option("masses", None, "point masses to compare (default: the parameter's)",
+                    _POSITIVE, "kg", nullable=True),
+        list_option("damping_kinds", None, "damper readings to compare (default: the "
+                    "parameter's)", {"enum": ["spring", "absolute"]}, nullable=True),
+        list_option("methods", None, "integrators (default: the nine of the study)", _METHOD,
+                    nullable=True),
         _count("cloth_size", 0, "also a cloth_size x cloth_size cloth (0: none)", 0),
         _positive("run_time", 5.0, "length of each stability run", "s"),
         ParameterSpec("cloth_run_time", "json", None, "run length on the cloth (default: "
@@ -88,8 +81,8 @@ class Stability(Task):
         _count("min_steps", 1000, "runs last at least this many steps", 1),
         _count("points", 13, "steps of the logarithmic sweep", 3),
         _count("refine", 7, "bisection halvings of the bracket", 0),
-        _list_option("span", [0.01, 100.0], "sweep range [low, high] in units of "
-                     "2/omega_max", _POSITIVE, nullable=False),
+        list_option("span", [0.01, 100.0], "sweep range [low, high] in units of "
+                    "2/omega_max", _POSITIVE),
         ParameterSpec("rate", "float", 1e-3, "threshold on the fitted growth rate per step "
                       "of the disturbance amplitude (above it a run is unstable)", low=0.0,
                       high=1.0, low_inclusive=False),
@@ -105,9 +98,9 @@ class Stability(Task):
               "sweep's largest step, 100 x 2/omega_max by default); bottom band: unstable at "
               "every step (theory) or already at the sweep's smallest step (measured).")
     figure_options = (
-        _list_option("configurations", None, "configurations to draw (default: all)",
-                     {"type": "string", "minLength": 1}),
-        _list_option("methods", None, "integrators to draw (default: all)", _METHOD),
+        list_option("configurations", None, "configurations to draw (default: all)",
+                    {"type": "string", "minLength": 1}, nullable=True),
+        list_option("methods", None, "integrators to draw (default: all)", _METHOD, nullable=True),
     )
 
     def check(self, params: Mapping[str, Any], options: dict[str, Any]) -> None:
@@ -149,17 +142,17 @@ class Accuracy(Task):
     description = ("global error against dt on the damped single spring and each method's "
                    "fitted order")
     options = (
-        _list_option("methods", None, "integrators (default: the nine of the study)", _METHOD),
-        _list_option("steps", list(_DEFAULT_STEPS), "time steps", _POSITIVE, "s",
-                     nullable=False),
+        list_option("methods", None, "integrators (default: the nine of the study)", _METHOD,
+                    nullable=True),
+        list_option("steps", list(_DEFAULT_STEPS), "time steps", _POSITIVE, "s"),
         ParameterSpec("zeta", "float", 0.1, "damping ratio of the spring (underdamped)",
                       low=0.0, high=1.0, low_inclusive=False, high_inclusive=False),
     )
     figure = ("Global error at t_end of each integrator against the time step on the damped "
               "single spring with a known solution (log-log axes); the legend gives the "
               "fitted order (least-squares slope of log error against log dt).")
-    figure_options = (_list_option("methods", None, "integrators to draw (default: all)",
-                                   _METHOD),)
+    figure_options = (list_option("methods", None, "integrators to draw (default: all)",
+                                  _METHOD, nullable=True),)
 
     def run(self, model: Model, params: Mapping[str, Any], options: Mapping[str, Any],
             out_dir: Path) -> dict[str, Any]:
