@@ -12,12 +12,21 @@ import yaml
 
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.registry import available_models, get_model
-from flocklab.explore.controls import control_of, controls_of, nice_step, parse_json_value
+from flocklab.explore.controls import (
+    TableColumn,
+    control_of,
+    controls_of,
+    nice_step,
+    parse_json_value,
+    rows_of,
+    table_columns,
+    value_of_rows,
+)
 from flocklab.explore.live import LiveRun
 from flocklab.figures.drawing import Glyph, drawing_of
 
 KINDS = {"int": "slider", "float": "slider", "choice": "menu", "bool": "switch",
-         "json": "json"}
+         "json": ("table", "json")}
 
 
 @pytest.mark.parametrize("name", available_models())
@@ -26,7 +35,7 @@ def test_every_parameter_has_a_control_showing_its_default(name: str) -> None:
     controls = controls_of(model)
     assert [c.name for c in controls] == [spec.name for spec in model.parameters]
     for spec, control in zip(model.parameters, controls, strict=True):
-        assert control.widget == KINDS[spec.kind], spec.name
+        assert control.widget in KINDS[spec.kind], spec.name
         if spec.unit not in ("1", ""):
             assert f"[{spec.unit}]" in control.label
         if control.widget == "slider":
@@ -39,6 +48,63 @@ def test_every_parameter_has_a_control_showing_its_default(name: str) -> None:
             assert control.options == spec.choices and control.value == spec.default
         elif control.widget == "json":
             assert parse_json_value(spec, control.value) == spec.default
+        elif control.widget == "table":
+            assert value_of_rows(spec, control.columns, control.value) == spec.default
+
+
+def test_lists_of_flat_records_get_a_table_and_other_structures_json() -> None:
+    zonal, forces, foraging = (get_model(n) for n in ("zonal", "forces", "foraging"))
+    predators = table_columns(zonal.spec("predators").schema)
+    assert predators[0] == TableColumn("position", "vector", required=True)
+    target = next(c for c in predators if c.name == "target")
+    assert target.kind == "choice" and target.options == ("nearest", "optimal")
+    food = table_columns(foraging.spec("food").schema)  # oneOf rectangles and discs
+    assert [c.name for c in food] == ["rect", "density", "centre", "radius"]
+    assert [c.name for c in food if c.required] == ["density"]
+    assert table_columns(forces.spec("predators").schema) is None  # nested potential
+    assert table_columns(foraging.spec("obstacles").schema) is None  # vertex lists
+    assert table_columns(zonal.spec("food").schema) is None  # one object or null
+    assert control_of(zonal.spec("food")).widget == "json"
+
+
+def test_a_table_round_trips_its_records_and_names_a_bad_cell() -> None:
+    spec = get_model("zonal").spec("obstacles")
+    columns = table_columns(spec.schema)
+    value = [{"centre": [1.5, -2.0], "radius": 0.5}, {"centre": [0.0, 3.0], "radius": 2.0,
+                                                        "k": 10.0}]
+    rows = rows_of(columns, value)
+    assert rows[0] == {"centre": "1.5, -2", "radius": "0.5", "influence": "", "k": ""}
+    blank = {c.name: "" for c in columns}
+    assert value_of_rows(spec, columns, [*rows, blank]) == value  # empty rows left out
+    assert value_of_rows(spec, columns, [{"centre": "1 2", "radius": float("nan"),
+                                          "k": None} | {"radius": "3"}]) == \
+        [{"centre": [1.0, 2.0], "radius": 3.0}]
+    with pytest.raises(ParameterError, match=r"obstacles.*row 2, radius: 'big'"):
+        value_of_rows(spec, columns, [rows[0], {"centre": "0, 0", "radius": "big"}])
+    with pytest.raises(ParameterError, match="obstacles"):  # required centre missing
+        value_of_rows(spec, columns, [{"radius": "1"}])
+    with pytest.raises(ParameterError, match="obstacles"):  # negative radius
+        value_of_rows(spec, columns, [{"centre": "0, 0", "radius": "-1"}])
+
+
+def test_the_explorer_applies_an_edited_table_to_the_live_run() -> None:
+    pytest.importorskip("panel")
+    from flocklab.explore.app import Explorer
+
+    explorer = Explorer(get_model("zonal"))
+    table = explorer.parameter_widgets["obstacles"]
+    assert list(table.value.columns) == ["centre", "radius", "influence", "k"]
+    frame = table.value.copy()
+    frame.loc[0] = ["20, 3, 0", "1.5", "", ""]  # 3-D, outside the start region
+    table.value = frame
+    explorer.apply_table("obstacles")
+    assert explorer.live.params["obstacles"] == [{"centre": [20.0, 3.0, 0.0], "radius": 1.5}]
+    assert "obstacles" in explorer.live.message
+    frame.loc[0, "radius"] = "-1"
+    table.value = frame
+    explorer.apply_table("obstacles")
+    assert explorer.live.message.startswith("not applied")
+    assert explorer.live.params["obstacles"] == [{"centre": [20.0, 3.0, 0.0], "radius": 1.5}]
 
 
 def test_slider_ranges_follow_the_declared_bounds() -> None:
@@ -123,8 +189,10 @@ def test_every_preset_resolves_and_every_model_gives_glyphs_or_a_fallback(name: 
         return
     assert glyphs and all(isinstance(glyph, Glyph) for glyph in glyphs)
     for glyph in glyphs:
-        assert glyph.kind in ("points", "arrows", "lines")
+        assert glyph.kind in ("points", "arrows", "lines", "image")
         assert glyph.x.shape == glyph.y.shape
+        if glyph.kind == "image":
+            assert glyph.x.shape == (2,) and glyph.field.ndim == 2 and glyph.high > 0
         if glyph.kind == "arrows":
             assert glyph.u.shape == glyph.x.shape == glyph.v.shape
 
@@ -138,6 +206,21 @@ def test_vicsek_glyphs_are_the_arrows_of_the_frame() -> None:
     assert np.allclose(np.hypot(arrows.u, arrows.v), 0.04 * 4.0)
     assert np.allclose(np.arctan2(arrows.v, arrows.u), view["theta"].values[1])
     assert trail.kind == "lines" and np.isnan(trail.x[2::3]).all()
+
+
+def test_the_foraging_food_field_is_drawn_live_and_shrinks_where_agents_eat() -> None:
+    model = get_model("foraging")
+    live = LiveRun(model, seed=2, steps_per_frame=20)
+    for _ in range(10):
+        live.advance()
+    view = live.view()
+    first, last = (drawing_of(model).glyphs(view, frame)[0] for frame in (0, -1))
+    food = view["food"].values
+    assert first.kind == "image" and first.name == "food"
+    assert first.field.size == food.shape[-1] and first.field.shape[0] > 1
+    assert np.array_equal(last.field.ravel(), food[-1])
+    assert (first.x[1], first.y[1]) == (view.attrs["Lx"], view.attrs["Ly"])
+    assert last.field.sum() < first.field.sum()  # eaten
 
 
 @pytest.mark.parametrize("name", ["vicsek", "springs"])

@@ -134,3 +134,44 @@ def test_explorer_in_chromium(model: str, chromium, server) -> None:
     assert len(values) > 1, f"the plotted observables never changed: {values}"
     errors = [entry for entry in chromium.get_log("browser") if entry["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_an_obstacle_typed_into_the_zonal_table_is_applied(chromium, server) -> None:
+    """The structured editor: add a row to the obstacles table, type a centre and a radius
+    into its cells, and the page reports the obstacles set (after refusing the row while it
+    had no radius)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    chromium.get(server("zonal"))
+    _wait_for(lambda: chromium.execute_script(SERIES), 90, "the page's series")
+    added = chromium.execute_script(FIND_ALL.replace(
+        "return found;", "found.forEach(host => (host.shadowRoot || host).querySelector("
+                         "'button').click()); return found.length;"), ".add-obstacles")
+    assert added == 1, "no 'add row' button of the obstacles table"
+    cells = ".tabulator-row .tabulator-cell[tabulator-field='{}']"  # obstacles' fields
+
+    def type_into(field: str, text: str) -> bool:
+        """Click the cell of the new row, type into its editor; False where the table was
+        redrawn meanwhile (the next try finds the new cell)."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        try:
+            cell = chromium.execute_script(FIND_ALL, cells.format(field))[-1]
+            chromium.execute_script("arguments[0].scrollIntoView({block: 'center'});", cell)
+            cell.click()
+            if not cell.find_elements("css selector", "input"):
+                return False
+            ActionChains(chromium).send_keys(text, Keys.ENTER).perform()  # to the editor
+            return True
+        except (StaleElementReferenceException, IndexError):
+            return False
+    for field, text in (("centre", "20, 3, 0"), ("radius", "1.5")):
+        _wait_for(lambda f=field, x=text: type_into(f, x), 30, f"the {field} cell's editor")
+    try:  # a row with the centre alone is refused (radius is required); then applied
+        _wait_for(lambda: "obstacles" in (s := _status(chromium)) and "not applied" not in s,
+                  30, "the obstacle to be applied")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; the page says: {_status(chromium)}") from None
+    errors = [entry for entry in chromium.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors

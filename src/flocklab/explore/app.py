@@ -24,7 +24,14 @@ from bokeh.plotting import figure
 
 from flocklab.core.model import Model
 from flocklab.core.parameters import ParameterError
-from flocklab.explore.controls import Control, controls_of, parse_json_value
+from flocklab.explore.controls import (
+    Control,
+    TableColumn,
+    controls_of,
+    parse_json_value,
+    rows_of,
+    value_of_rows,
+)
 from flocklab.explore.live import LiveRun
 from flocklab.figures.drawing import Glyph, drawing_of
 
@@ -52,6 +59,15 @@ def _arrow_data(glyph: Glyph) -> dict[str, np.ndarray]:
     u = np.asarray(glyph.u, dtype=float)
     v = np.asarray(glyph.v, dtype=float)
     return {"x0": glyph.x, "y0": glyph.y, "x1": glyph.x + u, "y1": glyph.y + v}
+
+
+def _table_frame(columns: tuple[TableColumn, ...], rows: list[dict[str, Any]]) -> Any:
+    """The rows of a table editor as the text frame its widget shows."""
+    import pandas as pd
+
+    names = [c.name for c in columns]
+    frame = pd.DataFrame(rows, columns=names, dtype=object)
+    return frame.where(frame.notna(), "")
 
 
 class Explorer:
@@ -82,8 +98,9 @@ class Explorer:
         self._ticks: list[float] = []
         self.status = pn.pane.Markdown("", name="status", css_classes=["explore-status"],
                                        sizing_mode="stretch_width")
-        self.parameter_widgets = {c.name: self._parameter_widget(c)
-                                  for c in controls_of(model, self.live.params)}
+        controls = controls_of(model, self.live.params)
+        self.table_columns = {c.name: c.columns for c in controls if c.widget == "table"}
+        self.parameter_widgets = {c.name: self._parameter_widget(c) for c in controls}
         self._build_scene()
         self._build_series()
         self._render(full=True)
@@ -92,6 +109,8 @@ class Explorer:
 
     def _parameter_widget(self, control: Control) -> Any:
         common = {"name": control.label}
+        if control.widget == "table":
+            return self._table_widget(control)
         if control.widget == "menu":
             widget = pn.widgets.Select(options=list(control.options), value=control.value,
                                        **common)
@@ -111,12 +130,56 @@ class Explorer:
         widget.css_classes = [f"param-{control.name}"]
         return widget
 
+    def _table_widget(self, control: Control) -> Any:
+        """A table of records, a column per field; an edited cell applies the table."""
+        editors = {c.name: {"type": "list", "values": ["", *c.options]} if c.kind == "choice"
+                   else {"type": "input"} for c in control.columns}
+        table = pn.widgets.Tabulator(_table_frame(control.columns, control.value),
+                                     name=control.label, show_index=False, editors=editors,
+                                     selectable="checkbox", layout="fit_data_fill",
+                                     sizing_mode="stretch_width", max_height=200,
+                                     css_classes=[f"param-{control.name}"])
+        table.on_edit(lambda _event: self.apply_table(control.name))
+        return table
+
+    def _table_panel(self, name: str, table: Any) -> Any:
+        """The table with its label, help and buttons to add an empty row and to remove
+        the ticked rows (the last one where none is ticked)."""
+        columns = self.table_columns[name]
+
+        def add(_: Any) -> None:
+            blank = _table_frame(columns, [{c.name: "" for c in columns}])
+            table.value = _table_frame(columns, [*table.value.to_dict("records"),
+                                                 *blank.to_dict("records")])
+
+        def remove(_: Any) -> None:
+            rows = table.value.to_dict("records")
+            drop = set(table.selection) or {len(rows) - 1}
+            table.value = _table_frame(columns, [r for i, r in enumerate(rows)
+                                                 if i not in drop])
+            table.selection = []
+            self.apply_table(name)
+        add_button = pn.widgets.Button(name="add row", css_classes=[f"add-{name}"])
+        add_button.on_click(add)
+        remove_button = pn.widgets.Button(name="remove row", css_classes=[f"remove-{name}"])
+        remove_button.on_click(remove)
+        required = ", ".join(c.name for c in columns if c.required)
+        note = f"vectors as `x, y`; required: {required}" if required else "vectors as `x, y`"
+        return pn.Column(pn.pane.Markdown(f"{table.name} ({note})", margin=(0, 5)), table,
+                         pn.Row(add_button, remove_button))
+
+    def apply_table(self, name: str) -> None:
+        """Apply the records the table of parameter ``name`` holds (empty rows skipped)."""
+        self._on_parameter(name, self.parameter_widgets[name].value.to_dict("records"))
+
     def _on_parameter(self, name: str, value: Any) -> None:
         if self._syncing:
             return
         spec = self.model.spec(name)
         try:
-            if spec.kind == "json":
+            if name in self.table_columns:
+                value = value_of_rows(spec, self.table_columns[name], value)
+            elif spec.kind == "json":
                 value = parse_json_value(spec, value)
             message = self.live.set_parameters({name: value})
         except ParameterError as error:
@@ -132,8 +195,13 @@ class Explorer:
         try:
             for name, widget in self.parameter_widgets.items():
                 value = self.live.params[name]
-                widget.value = json.dumps(value) if self.model.spec(name).kind == "json" \
-                    else value
+                if name in self.table_columns:
+                    columns = self.table_columns[name]
+                    widget.value = _table_frame(columns, rows_of(columns, value))
+                elif self.model.spec(name).kind == "json":
+                    widget.value = json.dumps(value)
+                else:
+                    widget.value = value
         finally:
             self._syncing = False
 
@@ -195,7 +263,10 @@ class Explorer:
         self._fallback_drawn = -math.inf
 
     def _add_glyph(self, glyph: Glyph) -> ColumnDataSource:
-        colour, name = _hex(glyph.colour), glyph.name
+        name = glyph.name
+        if glyph.kind == "image":
+            return self._add_image(glyph)
+        colour = _hex(glyph.colour)
         if glyph.kind == "arrows":
             source = ColumnDataSource(_arrow_data(glyph), name=f"glyph-{name}")
             self.scene.segment("x0", "y0", "x1", "y1", source=source, color=colour,
@@ -214,6 +285,33 @@ class Explorer:
         self.scene.legend.background_fill_alpha = 0.6
         return source
 
+    def _add_image(self, glyph: Glyph) -> ColumnDataSource:
+        """A field on a grid beneath the other marks, coloured by ``glyph.colour`` from 0
+        to ``glyph.high``, the lowest values transparent."""
+        from bokeh.models import LinearColorMapper
+        from matplotlib import colormaps
+        from matplotlib.colors import to_hex
+
+        colours = colormaps[glyph.colour](np.linspace(0.0, 1.0, 64))
+        mapper = LinearColorMapper(palette=[to_hex(c) for c in colours], low=0.0,
+                                   high=glyph.high, low_color="#00000000")
+        source = ColumnDataSource({"image": [glyph.field]}, name=f"glyph-{glyph.name}")
+        renderer = self.scene.image(image="image", x=glyph.x[0], y=glyph.y[0],
+                                    dw=glyph.x[1] - glyph.x[0], dh=glyph.y[1] - glyph.y[0],
+                                    color_mapper=mapper, source=source, global_alpha=0.8,
+                                    level="image")
+        renderer.name = f"image-{glyph.name}"
+        return source
+
+    @staticmethod
+    def _glyph_data(glyph: Glyph) -> dict[str, Any]:
+        """The data of ``glyph``'s source."""
+        if glyph.kind == "arrows":
+            return _arrow_data(glyph)
+        if glyph.kind == "image":
+            return {"image": [glyph.field]}
+        return {"x": glyph.x, "y": glyph.y}
+
     def _draw_scene(self, full: bool = False) -> None:
         view = self.live.view()
         frame = view.sizes["frame"] - 1
@@ -230,12 +328,10 @@ class Explorer:
             source = self.glyph_sources.get(glyph.name)
             if source is None:
                 self.glyph_sources[glyph.name] = self._add_glyph(glyph)
-            elif glyph.kind == "arrows":
-                source.data = _arrow_data(glyph)
             else:
-                source.data = {"x": glyph.x, "y": glyph.y}
+                source.data = self._glyph_data(glyph)
         for name, source in self.glyph_sources.items():
-            if name not in seen and len(source.data.get("x", source.data.get("x0", []))):
+            if name not in seen and any(len(column) for column in source.data.values()):
                 source.data = {key: [] for key in source.data}
         self._fit(self.drawing.limits(view))
 
@@ -367,7 +463,9 @@ class Explorer:
                 *self._run_controls()]
         if presets:
             side += [pn.pane.Markdown("**Presets**"), pn.FlexBox(*presets)]
-        side += [pn.pane.Markdown("**Parameters**"), *self.parameter_widgets.values()]
+        side += [pn.pane.Markdown("**Parameters**"),
+                 *(self._table_panel(name, widget) if name in self.table_columns else widget
+                   for name, widget in self.parameter_widgets.items())]
         scene = pn.Column(self.scene_pane, *([self.fallback] if self.fallback else []))
         plots = pn.Column(self.status, self.primary_plot,
                           *([self.other_plot] if self.other_plot is not None else []))

@@ -6,7 +6,10 @@ user interface (:mod:`flocklab.explore.app`) only renders these, so no model has
 its own. A bounded number is a slider over its range; a number bounded on one side or not
 at all gets an editable slider over a soft range around its default, into which any allowed
 value can be typed (the declared bounds stay hard limits); a choice is a menu, a bool a
-switch and a structured value a small JSON editor.
+switch. A structured value that its schema declares as a list of records of numbers, short
+vectors and choices (predators, obstacles, informed subgroups, food patches) is a small table
+with a column per field (:func:`table_columns`); any other structured value is a JSON
+editor.
 """
 
 from __future__ import annotations
@@ -35,12 +38,13 @@ class Control:
     ----------
     name : str
         The parameter it sets.
-    widget : {"slider", "menu", "switch", "json"}
+    widget : {"slider", "menu", "switch", "table", "json"}
         What renders it.
     label : str
         Name and unit, e.g. ``"eta [rad]"``.
     value : object
-        Initial value (the default, or a given value).
+        Initial value (the default, or a given value); a table's rows as
+        :func:`rows_of` gives them, a JSON editor's text.
     kind : str
         The parameter's kind (``int``, ``float``, ``choice``, ``bool``, ``json``).
     start, end, step : float, optional
@@ -51,6 +55,8 @@ class Control:
         Menu entries (``menu`` only).
     help : str
         Meaning and allowed values.
+    columns : tuple of TableColumn
+        The table's columns (``table`` only).
     """
 
     name: str
@@ -65,6 +71,136 @@ class Control:
     hard_end: float | None = None
     options: tuple[str, ...] = ()
     help: str = ""
+    columns: tuple[TableColumn, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """One field of a table editor's records.
+
+    Parameters
+    ----------
+    name : str
+        The field's key.
+    kind : {"number", "integer", "vector", "choice"}
+        A number, an integer, a short list of numbers (typed ``"1, 2"``) or one of
+        ``options``.
+    options : tuple of str
+        The allowed values of a ``choice``.
+    required : bool
+        Whether every record must have it.
+    """
+
+    name: str
+    kind: str
+    options: tuple[str, ...] = ()
+    required: bool = False
+
+
+def _column_kind(prop: dict[str, Any]) -> str | None:
+    """The :class:`TableColumn` kind of one schema property, ``None`` where no cell fits."""
+    if "enum" in prop:
+        return "choice"
+    if prop.get("type") in ("number", "integer"):
+        return str(prop["type"])
+    items = prop.get("items")
+    if prop.get("type") == "array" and isinstance(items, dict) and \
+            items.get("type") == "number":
+        return "vector"
+    return None
+
+
+def table_columns(schema: dict[str, Any] | None) -> tuple[TableColumn, ...] | None:
+    """The columns of a table editor for a structured value, or ``None`` where the schema
+    is not a list of flat records.
+
+    A list whose items are objects (or ``oneOf`` several kinds of objects: a column per field
+    of any kind, a record fills those of its own) with number, integer, numeric-vector or
+    enumerated fields becomes a table; nested lists, objects and free text do not.
+    """
+    schema = schema or {}
+    items = schema.get("items") or {}
+    if schema.get("type") != "array" or not isinstance(items, dict):
+        return None
+    branches = items.get("oneOf", [items])
+    if not branches or any(b.get("type") != "object" or not b.get("properties")
+                           for b in branches):
+        return None
+    required = set.intersection(*(set(b.get("required", ())) for b in branches))
+    columns: dict[str, TableColumn] = {}
+    for branch in branches:
+        for name, prop in branch["properties"].items():
+            kind = _column_kind(prop)
+            if kind is None:
+                return None
+            options = tuple(str(o) for o in prop.get("enum", ()))
+            columns.setdefault(name, TableColumn(name, kind, options, name in required))
+    return tuple(columns.values())
+
+
+def cell_text(value: Any) -> str:
+    """A field's value as a table cell shows it: ``""`` when absent, ``"1, 2"`` for a
+    vector, numbers with ``repr`` precision."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ", ".join(cell_text(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+def rows_of(columns: tuple[TableColumn, ...], value: Any) -> list[dict[str, str]]:
+    """The table rows of a structured value (a list of records): one dict of cell texts a
+    record."""
+    return [{c.name: cell_text(record.get(c.name)) for c in columns} for record in value or []]
+
+
+def _parse_cell(column: TableColumn, text: str) -> Any:
+    """The value a cell's text means (raises ``ValueError`` where it means none)."""
+    if column.kind == "vector":
+        return [float(part) for part in text.replace(",", " ").split()]
+    if column.kind == "number":
+        return float(text)
+    if column.kind == "integer":
+        number = float(text)
+        if not number.is_integer():
+            raise ValueError(text)
+        return int(number)
+    return text
+
+
+def value_of_rows(spec: ParameterSpec, columns: tuple[TableColumn, ...],
+                  rows: list[dict[str, Any]]) -> Any:
+    """The structured value a table holds, checked against the parameter's schema: each
+    row a record of its non-empty cells; rows with every cell empty are left out.
+
+    Raises
+    ------
+    ParameterError
+        Naming the parameter, the row and the field (a cell that is not a number or a
+        vector of numbers, or a record the schema does not allow).
+    """
+    from flocklab.core.parameters import ParameterError
+
+    records = []
+    for number, row in enumerate(rows, start=1):
+        record = {}
+        for column in columns:
+            cell = row.get(column.name)
+            text = "" if cell is None or cell != cell else str(cell).strip()  # NaN: empty
+            if not text:
+                continue
+            try:
+                record[column.name] = _parse_cell(column, text)
+            except ValueError:
+                what = {"vector": "list of numbers", "integer": "whole number"}
+                raise ParameterError(spec.name, f"parameter '{spec.name}': row {number}, "
+                                     f"{column.name}: '{text}' is not a "
+                                     f"{what.get(column.kind, column.kind)}") from None
+        if record:
+            records.append(record)
+    return spec.coerce(records)
 
 
 def control_of(spec: ParameterSpec, value: Any = None) -> Control:
@@ -78,6 +214,10 @@ def control_of(spec: ParameterSpec, value: Any = None) -> Control:
     if spec.kind == "bool":
         return Control(spec.name, "switch", label, bool(value), spec.kind, help=help_text)
     if spec.kind == "json":
+        columns = table_columns(spec.schema)
+        if columns is not None and isinstance(value, list):
+            return Control(spec.name, "table", label, rows_of(columns, value), spec.kind,
+                           help=help_text, columns=columns)
         return Control(spec.name, "json", label, json.dumps(value), spec.kind, help=help_text)
     start, end = slider_range(spec, value)
     step = 1 if spec.kind == "int" else nice_step((end - start) / SLIDER_POSITIONS)

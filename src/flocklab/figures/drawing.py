@@ -14,10 +14,10 @@ imports matplotlib inside its methods (captions read its docstring without it).
 
 Live views (``flocklab explore``) redraw many frames a second, faster than matplotlib can:
 they ask :meth:`Drawing.glyphs` for the frame as plain arrays (:class:`Glyph`: points,
-arrows, polylines) and update their plot in place. A drawing overrides :meth:`glyphs` next to
-:meth:`draw`, marking the same things with the same colours; the default gives the entities'
-``x``, ``y`` as points, and ``None`` (nothing to offer) makes a live view fall back to
-:meth:`draw`.
+arrows, polylines, a field on a grid) and update their plot in place. A drawing overrides
+:meth:`glyphs` next to :meth:`draw`, marking the same things with the same colours; the
+default gives the entities' ``x``, ``y`` as points, and ``None`` (nothing to offer) makes a
+live view fall back to :meth:`draw`.
 """
 
 from __future__ import annotations
@@ -47,22 +47,27 @@ class Glyph:
 
     Parameters
     ----------
-    kind : {"points", "arrows", "lines"}
+    kind : {"points", "arrows", "lines", "image"}
         ``points``: markers at (``x``, ``y``); ``arrows``: from (``x``, ``y``) along
         (``u``, ``v``), drawn at that length in data units; ``lines``: polylines through
-        (``x``, ``y``), separate lines split by NaN.
+        (``x``, ``y``), separate lines split by NaN; ``image``: ``field`` on a regular grid
+        covering ``x[0]..x[1]`` by ``y[0]..y[1]``, drawn beneath the other marks.
     name : str
         What the mark is (legend label and the key a live view keeps it under).
     x, y : ndarray, shape (M,)
-        Positions in the drawing's data units.
+        Positions in the drawing's data units (``image``: shape (2,), the grid's edges).
     u, v : ndarray, shape (M,), optional
         Arrow components (``arrows`` only).
     colour : str
-        A matplotlib / CSS colour name or ``#rrggbb``.
+        A matplotlib / CSS colour name or ``#rrggbb`` (``image``: a matplotlib colormap).
     size : float
         Marker size in screen pixels, or line width.
     marker : str
         ``circle``, ``square``, ``triangle``, ``x`` or ``star`` (``points`` only).
+    field : ndarray, shape (ny, nx), optional
+        Values on the grid, row 0 at ``y[0]`` (``image`` only).
+    high : float
+        The value at the top of the colormap; the bottom is 0 (``image`` only).
     """
 
     kind: str
@@ -74,6 +79,8 @@ class Glyph:
     colour: str = "tab:blue"
     size: float = 4.0
     marker: str = "circle"
+    field: np.ndarray | None = None
+    high: float = 1.0
 
 
 def segments_as_lines(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

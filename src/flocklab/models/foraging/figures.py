@@ -94,15 +94,25 @@ class ForagingDrawing(Drawing):
         return handles
 
     def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
-        """The marks of :meth:`draw` as arrays (the food field is left out): obstacle
-        outlines, trails, living agents as heading arrows, the dead as crosses, predators."""
+        """The marks of :meth:`draw` as arrays: the food field (scaled to the start's
+        maximum), obstacle outlines, trails, living agents as heading arrows, the dead as
+        crosses, predators."""
+        from flocklab.models.foraging.params import grid_shape
+
+        lx, ly = float(run.attrs["Lx"]), float(run.attrs["Ly"])
+        shape = grid_shape({"Lx": lx, "Ly": ly, "food_cell": float(run.attrs["food_cell"])})
+        food = run["food"].values
+        field = Glyph("image", "food", np.array([0.0, lx]), np.array([0.0, ly]),
+                      colour="Greens", field=food[frame].reshape(shape),
+                      high=max(float(np.max(food[0])), 1e-12))
         alive = run["alive"].values[frame].astype(bool)
         x, y = run["x"].values, run["y"].values
         first = max(0, frame - trail)
         length = 0.02 * max(float(run.attrs["Lx"]), float(run.attrs["Ly"]))
         rings = [np.vstack([ring, ring[:1], [[np.nan, np.nan]]]) for ring in _polygons(run)]
         outline = np.vstack(rings) if rings else np.empty((0, 2))
-        out = [Glyph("lines", "obstacle", outline[:, 0], outline[:, 1], colour="#737373",
+        out = [field,
+               Glyph("lines", "obstacle", outline[:, 0], outline[:, 1], colour="#737373",
                      size=2.0),
                Glyph("lines", "trail", *trail_lines(x[first:frame + 1, alive],
                                                    y[first:frame + 1, alive]),
