@@ -558,6 +558,18 @@ def test_figures_take_control_and_observable_from_the_declarations():
     assert r"\eta_c" in axis.get_xlabel() and "v_a" in axis.get_ylabel()
     (axis,) = plotting.fss_critical_figure(summary, fss).axes
     assert axis.get_ylabel() == r"$\eta_c(L)$"
+    # with the study's fits: their eta_c(L) beside the maxima and the verdict as the title
+    from flocklab.analysis.fss import with_fit_comparison
+
+    far = xr.Dataset({name: ("N", np.full(2, value)) for name, value in (
+        ("eta_c", 1.0), ("eta_c_ci_low", 0.99), ("eta_c_ci_high", 1.01),
+        ("rounding_width", 0.01))}, coords={"N": summary["N"].values})
+    compared, document = with_fit_comparison(fss, {}, far)
+    assert document["fits_against_peaks"]["verdict"] == "disagree"
+    (axis,) = plotting.fss_critical_figure(summary, compared).axes
+    assert "DISAGREE" in axis.get_title()
+    assert any("rounded fit" in text.get_text()
+               for text in axis.figure.legends[0].get_texts())
     foreign, _ = _foreign_summary(rng)
     critical, _ = fit_critical_summary(foreign, "noise", {}, resamples=0,
                                        observable="polarisation", side="below",

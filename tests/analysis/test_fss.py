@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 
 from flocklab.analysis import fss
 
@@ -165,3 +166,54 @@ def test_peak_estimates_use_half_the_bootstrap_interval_as_the_error():
     np.testing.assert_allclose(estimates.err, half, rtol=1e-12)
     one = fss.peak_estimates(inputs(1), 40, np.random.default_rng(4))
     np.testing.assert_allclose(one.err, step / 2, rtol=1e-12)
+
+
+def test_fit_peak_z_counts_intervals_and_the_rounding_spread():
+    from flocklab.analysis.fss import fit_peak_z
+
+    # |3.0 - 3.5| over sqrt(0.1^2 + 0.2^2 + (0.1 * 3)^2) = 0.5 / sqrt(0.14)
+    z = fit_peak_z(np.array([3.0, np.nan]), np.array([0.1, 0.1]), np.array([0.1, 0.1]),
+                   np.array([3.5, 3.0]), np.array([0.2, 0.2]))
+    assert z[0] == pytest.approx(0.5 / np.sqrt(0.14), rel=1e-12) and np.isnan(z[1])
+
+
+def _fss_and_fits(fitted, peaks, width=0.02):
+    sizes = np.array([10.0, 20.0, 40.0])
+    fss = xr.Dataset({"rho_c_chi": ("L", np.asarray(peaks, float)),
+                      "rho_c_chi_ci_low": ("L", np.asarray(peaks, float) - 0.05),
+                      "rho_c_chi_ci_high": ("L", np.asarray(peaks, float) + 0.05)},
+                     coords={"L": sizes}, attrs={"control": "rho", "size": "L"})
+    fitted = np.asarray(fitted, float)
+    critical = xr.Dataset({"rho_c": ("L", fitted), "rho_c_ci_low": ("L", fitted - 0.02),
+                           "rho_c_ci_high": ("L", fitted + 0.02),
+                           "rounding_width": ("L", np.full(3, width))},
+                          coords={"L": sizes})
+    return fss, critical
+
+
+def test_fits_against_peaks_agree_disagree_and_skip_unfitted_sizes():
+    from flocklab.analysis.fss import fits_against_peaks, with_fit_comparison
+
+    fss, critical = _fss_and_fits([0.5, 0.52, np.nan], [0.55, 0.5, 0.9])
+    variables, entry = fits_against_peaks(fss, critical)
+    assert entry["verdict"] == "agree" and entry["z"][2] is None  # L = 40 not fitted
+    assert "rho_c_fit" in variables and variables["fit_peak_z"][1][0] < 2
+    # the density study's case: fits at 0.18-0.2, susceptibility maxima at 1.9-2.1
+    fss, critical = _fss_and_fits([np.nan, 0.18, 0.198], [1.2, 2.1, 1.93])
+    out, document = with_fit_comparison(fss, {"control": "rho"}, critical)
+    verdict = document["fits_against_peaks"]
+    assert verdict["verdict"] == "disagree" and out.attrs["fit_peak_verdict"] == "disagree"
+    assert "not to be quoted" in verdict["text"] and "L = 20: fit 0.18" in verdict["text"]
+    assert min(z for z in verdict["z"] if z is not None) > 10
+    # 0.3 apart with half-widths 0.02 and 0.05 and a rounding spread of 0.02: z = 5.2
+    fss, critical = _fss_and_fits([1.0, 1.0, 1.0], [1.0, 1.3, 1.0])
+    assert fits_against_peaks(fss, critical)[1]["verdict"] == "disagree"
+
+
+def test_fits_per_other_curves_are_not_compared():
+    from flocklab.analysis.fss import fits_against_peaks
+
+    fss, _ = _fss_and_fits([0.5] * 3, [0.5] * 3)
+    rules = xr.Dataset({"rho_c": ("update", [0.5, 0.6])}, coords={"update": ["a", "b"]})
+    variables, entry = fits_against_peaks(fss, rules)
+    assert variables == {} and entry["verdict"] == "not compared"

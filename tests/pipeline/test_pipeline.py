@@ -118,6 +118,12 @@ def test_every_expected_output_exists_and_opens(finished):
     assert fss["discontinuity_suspected"] in (True, False)
     with xr.open_dataset(results / "noise" / "critical.nc") as fits:
         assert fits["eta_c"].dims == ("N",)
+    # the fits per N are compared with the susceptibility maxima of the same sizes
+    comparison = fss["fits_against_peaks"]
+    assert comparison["verdict"] in ("agree", "disagree"), comparison["text"]
+    with xr.open_dataset(results / "noise" / "fss.nc") as scaling:
+        assert scaling["eta_c_fit"].dims == scaling["eta_c_chi"].dims == ("N",)
+        assert scaling.attrs["fit_peak_verdict"] == comparison["verdict"]
     for name in ("fig1", "fig2a", "fig2b", "fig3a", "binder", "collapse", "fss_critical",
                  "distribution"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"

@@ -5,33 +5,18 @@ replicate-averaged order-like observable :math:`P` (the model's primary observab
 the Vicsek order parameter :math:`v_a`) and the ordered side of the transition, as the
 model declares them (:class:`flocklab.core.model.CriticalControl`).
 
-Power-law fits as in Vicsek et al. (1995):
-
-.. math::
-
-    P = A\,s^{e}, \qquad s = \frac{x_c - x}{x_c}\ (\text{ordered below } x_c), \quad
-    s = \frac{x - x_c}{x_c}\ (\text{ordered above } x_c),
-
-fitted jointly for :math:`(A, x_c, e)` by weighted nonlinear least squares (per-point
-standard errors, :func:`scipy.optimize.curve_fit` with ``absolute_sigma``); for the Vicsek
-model :math:`e = \beta` against the noise :math:`\eta` and :math:`e = \delta` against the
-density :math:`\rho`.
-
-**Window rule.** Only points on the ordered side with reduced distance
-:math:`s_{\min} < s \le s_{\max}` enter (defaults 0.02 and 0.5): close to :math:`x_c` the
-finite-size rounding breaks the power law, far from it corrections to scaling do. As
-:math:`s` depends on the unknown :math:`x_c`, the rule is iterated from an initial
-estimate (the steepest descent of :math:`P`) until the set of points no longer changes.
-If the set alternates between point sets, the best-fitting of them is kept and the fit is
-flagged (``status = "cycle"`` with a ``note``); if it neither settles nor cycles, or
-the optimiser does not converge, :class:`CriticalFitError` is raised.
-:func:`window_scan` repeats the fit for window widths bracketing the one used
-(:data:`SCAN_FACTORS` × ``reduced_max``).
-
-**Uncertainties.** (i) The fit's own covariance (68 % interval = value ± 1σ) and (ii) a
-bootstrap over replicates: per point, seeds are resampled with replacement, the point's
-mean and standard error recomputed, and the whole fit (window rule included) repeated;
-the 68 % interval is the 16th–84th percentile.
+The fit (:mod:`flocklab.analysis.rounded`): the paper's power law
+:math:`P = A\,s^{e}` with :math:`s = (x_c - x)/x_c` (ordered below :math:`x_c`) or
+:math:`s = (x - x_c)/x_c` (ordered above), averaged over a Gaussian spread of reduced width
+:math:`w` of the critical point and floored in quadrature by :math:`f` (a finite system's
+rounding), fitted on both sides within :math:`|s| \le s_{\max}`; for the Vicsek model
+:math:`e = \beta` against the noise :math:`\eta` and :math:`e = \delta` against the density
+:math:`\rho`. The 68 % interval is value :math:`\pm \max(t_{k-1}\sigma_J, \sigma_W)`
+(jackknife over replicates, half range over windows), scaled where the fit's χ² rejects the
+model; the same estimate on the two halves of the replicates checks it
+(:func:`flocklab.analysis.rounded.split_half`). The paper's pure power law on the ordered
+side (:func:`fit_power_law`, its window rule iterated to a fixed point, a bootstrap over
+replicates) is kept in the JSON's ``power_law`` entry for comparison only.
 
 **Reading a summary.** The control (its summary coordinate, ordered side, exponent name
 and symbol) comes from the model the summary names (``attrs["model"]`` →
@@ -51,18 +36,20 @@ to ``results/<study>/critical.nc`` (and ``critical.json``) by
 variable                meaning
 ======================  ==============================================================
 <c>_c                   critical value (``<key>_c``, e.g. ``eta_c`` or ``rho_c``)
-<c>_c_err               1σ from the fit covariance
-<c>_c_ci_low/high       68 % bootstrap interval (resampling seeds)
-<e>, <e>_err, <e>_ci_*  exponent (the control's declared name, e.g. ``beta``), likewise
-amplitude               A in P = A s^e
+<c>_c_ci_low/high       calibrated 68 % interval
+<c>_c_statistical       its jackknife part :math:`t_{k-1}\sigma_J`
+<c>_c_window            its window part :math:`\sigma_W`
+<c>_c_half1/half2       the estimates from the two halves of the replicates
+<c>_c_halves_agree      1 where the halves agree (z <= 2)
+<e>, <e>_ci_*, ...      the exponent (the control's declared name, e.g. ``beta``), likewise
+amplitude               A of the rounded law
+rounding_width          reduced width w of the Gaussian rounding
+floor                   finite-size floor f
 chi2_per_dof            reduced χ² of the fit
 n_points                points in the fitting window
 window_low/high         control range of the window
-window_settled          1 where the window rule settled, 0 where it cycled (the JSON's
-                        ``status``/``note`` say between what)
 used                    1 where a point entered the fit (control dimension)
-<c>_c_scan, <e>_scan    results against the window width (dimension ``reduced_max``:
-                        0.5 to 2 times the width used, see ``window_scan_rule``)
+short                   1 where the point's runs hold fewer than 50 independent samples
 ======================  ==============================================================
 
 Curves that cannot be fitted are listed in the JSON (``failed``, with the reason); their

@@ -899,3 +899,141 @@ def _fss_dataset(inputs: FssInputs, declared: CriticalControl, observable: str, 
                           f"chi peak"})
         coords["bin"] = data["bin"]
     return xr.Dataset(variables, coords=coords)
+
+
+# --------------------------------------------------------------------------- fits against peaks
+
+
+def fit_peak_z(fitted: np.ndarray, fit_half: np.ndarray, width: np.ndarray, peaks: np.ndarray,
+               peak_half: np.ndarray) -> np.ndarray:
+    r"""How far apart the rounded fit's and the susceptibility maximum's :math:`x_c(L)` are.
+
+    .. math::
+
+        z_L = \frac{|\hat x_{c,\mathrm{fit}} - \hat x_{c,\chi}|}
+                   {\sqrt{h_\mathrm{fit}^2 + h_\chi^2 + (w\,\hat x_{c,\mathrm{fit}})^2}}
+
+    with the half-widths :math:`h` of the two 68 % intervals and the fit's reduced rounding
+    width :math:`w`: a finite system's pseudo-critical points (the χ maximum among them)
+    spread over :math:`w x_c` around the fitted centre (the rounded law's Gaussian spread,
+    Fisher and Barber 1972), so a χ maximum inside that spread agrees with the fit.
+
+    Parameters
+    ----------
+    fitted, fit_half, width : ndarray, shape (S,)
+        Per size: the fitted critical value, its interval's half-width and the reduced
+        rounding width w (control units, control units, 1).
+    peaks, peak_half : ndarray, shape (S,)
+        The χ-maximum location and its interval's half-width (control units).
+
+    Returns
+    -------
+    ndarray, shape (S,)
+        :math:`z_L`; NaN where either estimate is missing.
+
+    References
+    ----------
+    M. E. Fisher and M. N. Barber, Phys. Rev. Lett. 28, 1516 (1972).
+    """
+    spread = np.asarray(width, float) * np.abs(np.asarray(fitted, float))
+    scale = np.sqrt(np.asarray(fit_half, float) ** 2 + np.asarray(peak_half, float) ** 2
+                    + spread ** 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.abs(np.asarray(fitted, float) - np.asarray(peaks, float)) / scale
+
+
+def fits_against_peaks(fss: xr.Dataset, critical: xr.Dataset, limit: float = 2.0
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+    r"""Whether the per-size rounded fits (``critical.nc``) and the χ maxima (``fss.nc``)
+    locate the same critical point.
+
+    A size agrees when :func:`fit_peak_z` :math:`\le` ``limit``; the verdict is *agree*
+    when every size fitted in both agrees, *disagree* otherwise (then the fitted critical
+    value and exponent describe the curve's shape, not one critical point, and are not to be
+    quoted), *not compared* when the fits are not one per size or no size has both.
+
+    Parameters
+    ----------
+    fss : xarray.Dataset
+        :func:`finite_size_scaling`'s dataset (``<c>_c_chi`` and its interval on the size
+        dimension).
+    critical : xarray.Dataset
+        :func:`flocklab.analysis.critical.fit_critical_summary`'s dataset of the same
+        study (``<c>_c``, its interval and ``rounding_width`` per curve).
+    limit : float
+        Largest z of an agreeing size.
+
+    Returns
+    -------
+    variables : dict
+        ``name -> (dims, values, attrs)`` on the size dimension for the FSS dataset: the
+        fitted value and interval (``<c>_c_fit``, ``_ci_low``, ``_ci_high``) and
+        ``fit_peak_z`` (empty when not compared).
+    entry : dict
+        JSON-ready: ``verdict``, ``text`` (one sentence with the numbers), ``limit`` and
+        per size ``sizes``, ``fitted``, ``peaks``, ``z``.
+    """
+    name = f"{fss.attrs.get('control', '')}_c"
+    size_dim = fss[f"{name}_chi"].dims[0]
+    if name not in critical or critical[name].dims != (size_dim,):
+        return {}, {"verdict": "not compared", "limit": limit,
+                    "text": f"not compared: the critical fits are not one per {size_dim}"}
+    fit = critical[[name, f"{name}_ci_low", f"{name}_ci_high", "rounding_width"]].reindex(
+        {size_dim: fss[size_dim].values})
+    fitted = fit[name].values
+    fit_half = (fit[f"{name}_ci_high"].values - fit[f"{name}_ci_low"].values) / 2
+    peaks = fss[f"{name}_chi"].values
+    peak_half = (fss[f"{name}_chi_ci_high"].values - fss[f"{name}_chi_ci_low"].values) / 2
+    z = fit_peak_z(fitted, fit_half, fit["rounding_width"].values, peaks, peak_half)
+    lengths = fss[fss.attrs.get("size", size_dim)].values
+    entry = {"limit": limit, "sizes": lengths.tolist(), "fitted": _nan_none(fitted),
+             "peaks": _nan_none(peaks), "z": _nan_none(z)}
+    entry.update(_fit_peak_verdict(fss.attrs.get("control", ""), fss.attrs.get("size", "L"),
+                                   lengths, fitted, peaks, z, limit))
+    units = {"units": fss[f"{name}_chi"].attrs.get("units", "1")}
+    variables = {
+        f"{name}_fit": (size_dim, fitted, {**units, "long_name": f"critical {name[:-2]} of "
+                                           f"the rounded fit at this size"}),
+        f"{name}_fit_ci_low": (size_dim, fit[f"{name}_ci_low"].values, {
+            **units, "long_name": "lower end of the fit's calibrated 68 % interval"}),
+        f"{name}_fit_ci_high": (size_dim, fit[f"{name}_ci_high"].values, {
+            **units, "long_name": "upper end of the fit's calibrated 68 % interval"}),
+        "fit_peak_z": (size_dim, z, {"units": "1", "long_name": "distance between the fitted "
+                                     "and the susceptibility-maximum critical value in "
+                                     "combined half-widths and rounding spread"}),
+    }
+    return variables, entry
+
+
+def _nan_none(values: np.ndarray) -> list[float | None]:
+    return [None if not np.isfinite(v) else float(v) for v in values]
+
+
+def _fit_peak_verdict(control: str, size: str, lengths: np.ndarray, fitted: np.ndarray,
+                      peaks: np.ndarray, z: np.ndarray, limit: float) -> dict[str, str]:
+    """``verdict`` and ``text`` of :func:`fits_against_peaks`."""
+    both = np.isfinite(z)
+    if not both.any():
+        return {"verdict": "not compared",
+                "text": "not compared: no size has both a rounded fit and a χ maximum"}
+    listed = ", ".join(f"{size} = {length:g}: fit {f:.3g}, χ maximum {p:.3g} (z = {v:.1f})"
+                       for length, f, p, v in zip(lengths[both], fitted[both], peaks[both],
+                                                  z[both], strict=True))
+    if np.all(z[both] <= limit):
+        return {"verdict": "agree", "text": f"the rounded fits and the susceptibility maxima "
+                f"locate the same critical {control} within z <= {limit:g} ({listed})"}
+    return {"verdict": "disagree", "text": f"the rounded fits and the susceptibility maxima "
+            f"locate different critical {control} values ({listed}): no single critical "
+            f"point in these data, so the fitted {control}_c and exponent describe the "
+            f"curves' shape and are not to be quoted"}
+
+
+def with_fit_comparison(fss: xr.Dataset, document: dict[str, Any], critical: xr.Dataset
+                        ) -> tuple[xr.Dataset, dict[str, Any]]:
+    """:func:`finite_size_scaling`'s results with :func:`fits_against_peaks` added: its
+    variables, the attribute ``fit_peak_verdict`` and the JSON entry
+    ``fits_against_peaks``."""
+    variables, entry = fits_against_peaks(fss, critical)
+    out = fss.assign(variables)
+    out.attrs = {**fss.attrs, "fit_peak_verdict": entry["verdict"]}
+    return out, {**document, "fits_against_peaks": entry}

@@ -722,6 +722,8 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     yerr = np.array([np.nan_to_num(values - low), np.nan_to_num(high - values)])
     ax.errorbar(abscissa, values, yerr=np.clip(yerr, 0, None), fmt="o", capsize=2,
                 label=r"$\chi$ maximum (68 %)")
+    if f"{control}_c_fit" in fss.data_vars:
+        _draw_fitted_critical(ax, abscissa, fss, control)
     if "binder_crossing" in fss and fss.sizes.get("size_pair", 0):
         pair_sizes = np.sqrt(lengths[:-1] * lengths[1:])
         ax.plot(pair_sizes ** (-inverse_nu), fss["binder_crossing"].values, "s", mfc="none",
@@ -736,6 +738,26 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     style.legend(fig, ax)
     style.title(fig, title)
     return fig
+
+
+def _draw_fitted_critical(ax: Any, abscissa: np.ndarray, fss: xr.Dataset, control: str
+                          ) -> None:
+    """The rounded fits' x_c(L) with their 68 % intervals beside the χ maxima, and the
+    verdict of :func:`flocklab.analysis.fss.fits_against_peaks` as the panel title."""
+    name = f"{control}_c_fit"
+    values = fss[name].values
+    yerr = np.array([values - fss[f"{name}_ci_low"].values,
+                     fss[f"{name}_ci_high"].values - values])
+    ax.errorbar(abscissa, values, yerr=np.clip(np.nan_to_num(yerr), 0, None), fmt="D",
+                mfc="none", capsize=2, label="rounded fit of the order parameter (68 %)")
+    z = fss["fit_peak_z"].values
+    verdict = str(fss.attrs.get("fit_peak_verdict", ""))
+    if np.isfinite(z).any():
+        worst = float(np.nanmax(z))
+        text = {"agree": rf"fits and $\chi$ maxima agree (z ≤ {worst:.1f})",
+                "disagree": rf"fits and $\chi$ maxima DISAGREE (z up to {worst:.0f}): "
+                            "no single critical point"}.get(verdict, verdict)
+        style.panel_title(ax, text)
 
 
 def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:

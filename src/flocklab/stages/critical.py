@@ -7,7 +7,9 @@ of :mod:`flocklab.core.io` (provenance attributes added here).
   (:func:`flocklab.analysis.critical.fit_critical_summary`, whose module docstring lists
   the variables);
 * :func:`run_fss` → ``results/<study>/fss.nc`` and ``fss.json``
-  (:func:`flocklab.analysis.fss.finite_size_scaling`).
+  (:func:`flocklab.analysis.fss.finite_size_scaling`; where the study is also fitted, its
+  ``critical.nc`` is compared with the χ maxima by
+  :func:`flocklab.analysis.fss.with_fit_comparison`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flocklab.analysis.critical import fit_critical_summary
-from flocklab.analysis.fss import finite_size_scaling
+from flocklab.analysis.fss import finite_size_scaling, with_fit_comparison
 from flocklab.core.io import open_dataset, write_json, write_netcdf
 from flocklab.core.provenance import with_provenance
 
@@ -33,10 +35,14 @@ def run_fit_critical(summary_path: str | os.PathLike, settings: Mapping[str, Any
 
 
 def run_fss(summary_path: str | os.PathLike, settings: Mapping[str, Any],
-            out_nc: str | os.PathLike, out_json: str | os.PathLike, seed: int) -> None:
-    """Stage entry: finite-size scaling with the config's ``fss`` settings."""
+            out_nc: str | os.PathLike, out_json: str | os.PathLike, seed: int,
+            critical_path: str | os.PathLike | None = None) -> None:
+    """Stage entry: finite-size scaling with the config's ``fss`` settings, compared with
+    the study's critical fits (``critical_path``) where given."""
     ds, document = finite_size_scaling(open_dataset(summary_path), settings["control"],
                                        settings["size"], settings["collapse_window"],
                                        settings["bootstrap"], seed)
+    if critical_path is not None:
+        ds, document = with_fit_comparison(ds, document, open_dataset(critical_path))
     write_netcdf(with_provenance(ds), out_nc)
     write_json(document, out_json)

@@ -91,7 +91,10 @@ class FssCritical(AnalysisKind):
     section, file, plot = "fss", "fss.nc", "fss_critical_figure"
     text = (":math:`x_c(L)` from the susceptibility maximum (68 % bootstrap bars) and the "
             "Binder-cumulant crossings of consecutive sizes, against :math:`L^{-1/\\nu}`, "
-            "with the extrapolation :math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}`.")
+            "with the extrapolation :math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}`; where "
+            "the study is also fitted, the rounded fits' :math:`x_c(L)` (open diamonds) and "
+            "whether they locate the same critical point as the maxima (panel title; "
+            "results/<study>/fss.json, ``fits_against_peaks``).")
 
 
 class Distribution(AnalysisKind):

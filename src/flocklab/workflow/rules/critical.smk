@@ -21,7 +21,10 @@ rule fit_critical:
 
 rule fss:
     input:
-        "results/{study}/summary.nc",
+        summary="results/{study}/summary.nc",
+        # the study's rounded fits, compared with the susceptibility maxima
+        critical=lambda wc: (["results/{}/critical.nc".format(wc.study)]
+                             if config["studies"][wc.study].get("critical") else []),
     output:
         nc="results/{study}/fss.nc",
         json="results/{study}/fss.json",
