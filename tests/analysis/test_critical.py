@@ -700,3 +700,24 @@ def test_bootstrap_resamples_seeds_and_recomputes_the_standard_error():
                           np.random.default_rng(6))
     np.testing.assert_allclose(rows.std(axis=0, ddof=1), fallback, rtol=0.045)
     assert np.all(np.abs(rows.mean(axis=0) - a) < 4 * fallback / np.sqrt(4000))
+
+
+def test_a_fit_is_quotable_only_when_it_fits_its_halves_agree_and_it_is_narrow():
+    from flocklab.analysis.critical import quotability
+
+    narrow = {"eta_c": {"value": 3.8, "ci": [3.7, 3.9]}, "beta": {"value": 0.3,
+                                                              "ci": [0.25, 0.35]}}
+    agree = {"eta_c": {"z": 0.1, "agree": True}, "beta": {"z": 1.9, "agree": True}}
+    assert quotability(1.0, 10, narrow, agree)["quotable"]
+    # chi2 of 10 dof: 23.2 is the 1 % quantile; 2.4 per dof (p = 0.0075) is rejected
+    assert quotability(2.3, 10, narrow, agree)["quotable"]
+    misfit = quotability(2.4, 10, narrow, agree)
+    assert misfit["reasons"] == ["misfit"] and "chi2/dof = 2.40" in misfit["verdict"]
+    apart = {**agree, "beta": {"z": 10.9, "agree": False}}
+    halves = quotability(1.0, 10, narrow, apart)
+    assert halves["reasons"] == ["halves"] and "beta (z = 10.9)" in halves["verdict"]
+    assert quotability(1.0, 10, narrow, {"error": "4 points"})["reasons"] == ["halves"]
+    wide = {**narrow, "beta": {"value": 0.14, "ci": [-0.29, 0.57]}}  # the L = 40 delta
+    both = quotability(10.6, 14, wide, apart)
+    assert both["reasons"] == ["misfit", "halves", "wide"] and not both["quotable"]
+    assert both["verdict"].startswith("not quotable: the rounded law misfits")

@@ -50,6 +50,9 @@ n_points                points in the fitting window
 window_low/high         control range of the window
 used                    1 where a point entered the fit (control dimension)
 short                   1 where the point's runs hold fewer than 50 independent samples
+quotable                1 where the numbers can be quoted (:func:`quotability`; the JSON's
+                        ``verdict`` says why not)
+reason_<tag>            1 where that reason applies (``misfit``, ``halves``, ``wide``)
 ======================  ==============================================================
 
 Curves that cannot be fitted are listed in the JSON (``failed``, with the reason); their
@@ -884,7 +887,82 @@ def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: Crit
         "power_law": {**_power_law_record(result["power_law"], names),
                       "reduced_min": reduced_min, "reduced_max": reduced_max,
                       "resamples": resamples, "seed": seed, "rule": WINDOW_RULE},
-    }
+    } | quotability(fit.chi2_per_dof, fit.n_points - 5,
+                    {name: calibrated[key] for key, name in names.items()},
+                    _split_record(result["split_half"], names))
+
+
+#: Why a fit is not quotable (:func:`quotability`), as netCDF flags ``reason_<tag>``.
+REASONS = {"misfit": "the rounded law misfits (chi-square rejects it at 1 %)",
+           "halves": "the two halves of the replicates disagree or cannot be fitted",
+           "wide": "an interval is wider than half its value"}
+#: An interval whose half-width exceeds this fraction of the value's magnitude does not fix
+#: the value.
+WIDE_INTERVAL = 0.5
+
+
+def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[str, Any]],
+                split: Mapping[str, Any]) -> dict[str, Any]:
+    r"""Whether a fit's numbers can be quoted, and if not, why.
+
+    A fit is quotable when (i) its χ² does not reject the rounded law at the 1 % level
+    (:data:`flocklab.analysis.rounded.MISFIT_LEVEL`; a rejected model's interval is
+    scaled by :math:`S = \sqrt{\chi^2/\nu}` and honest, but it measures the misfit, not
+    the quantity), (ii) both halves of the replicates could be fitted and agree on every
+    quantity (z :math:`\le` 2), and (iii) no interval's half-width exceeds
+    :data:`WIDE_INTERVAL` of its value.
+
+    Parameters
+    ----------
+    chi2_per_dof : float
+        Reduced χ² of the fit.
+    dof : int
+        Its degrees of freedom (points in the window − 5).
+    estimates : mapping
+        Per quantity (e.g. ``eta_c``, ``beta``): ``value`` and ``ci``.
+    split : mapping
+        The record's ``split_half`` entry (``error``, or per quantity ``z`` and ``agree``).
+
+    Returns
+    -------
+    dict
+        ``quotable`` (bool), ``reasons`` (short tags: ``misfit``, ``halves``, ``wide``) and
+        ``verdict`` (one sentence with the numbers).
+
+    Examples
+    --------
+    >>> q = quotability(1.1, 12, {"beta": {"value": 0.4, "ci": [0.35, 0.45]}},
+    ...                 {"beta": {"z": 0.5, "agree": True}})
+    >>> q["quotable"], q["verdict"]
+    (True, 'quotable: the rounded law fits, the halves agree, the intervals are narrow')
+    """
+    from scipy import stats
+
+    from flocklab.analysis.rounded import MISFIT_LEVEL
+
+    problems: dict[str, str] = {}
+    dof = max(int(dof), 1)
+    p_value = float(stats.chi2.sf(chi2_per_dof * dof, dof))
+    if p_value < MISFIT_LEVEL:
+        problems["misfit"] = (f"the rounded law misfits (chi2/dof = {chi2_per_dof:.2f} on "
+                              f"{dof} degrees of freedom, p = {p_value:.1g})")
+    if "error" in split:
+        problems["halves"] = f"a half of the replicates cannot be fitted ({split['error']})"
+    else:
+        apart = [f"{name} (z = {split[name]['z']:.1f})" for name in estimates
+                 if name in split and not split[name]["agree"]]
+        if apart:
+            problems["halves"] = f"the two halves of the replicates disagree on {', '.join(apart)}"
+    wide = [name for name, entry in estimates.items()
+            if (entry["ci"][1] - entry["ci"][0]) / 2 > WIDE_INTERVAL * abs(entry["value"])]
+    if wide:
+        problems["wide"] = (f"the interval of {', '.join(wide)} is wider than "
+                            f"{WIDE_INTERVAL:.0%} of the value")
+    if not problems:
+        return {"quotable": True, "reasons": [], "verdict": "quotable: the rounded law fits, "
+                "the halves agree, the intervals are narrow"}
+    return {"quotable": False, "reasons": list(problems),
+            "verdict": "not quotable: " + "; ".join(problems.values())}
 
 
 def _fit_values(record: Mapping[str, Any], critical_name: str, exponent: str
@@ -905,6 +983,8 @@ def _fit_values(record: Mapping[str, Any], critical_name: str, exponent: str
         values[f"{name}_halves_agree"] = np.nan if agree is None else float(agree)
     values.update({key: record[key] for key in ("amplitude", "rounding_width", "floor",
                                                "chi2_per_dof", "n_points")})
+    values["quotable"] = float(record["quotable"])
+    values.update({f"reason_{tag}": float(tag in record["reasons"]) for tag in REASONS})
     values.update(window_low=record["window"]["low"], window_high=record["window"]["high"])
     return values
 
@@ -952,7 +1032,9 @@ def _critical_dataset(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
             "reduced width w of the Gaussian rounding", "floor": "finite-size floor f",
             "chi2_per_dof": "reduced chi-square", "n_points": "points in the window",
             "window_low": "smallest control value used", "window_high":
-            "largest control value used"}
+            "largest control value used", "quotable": "1 where the fit's numbers can be "
+            "quoted (fits, halves agree, narrow intervals; critical.json: verdict)",
+            **{f"reason_{tag}": f"1 where {text}" for tag, text in REASONS.items()}}
     data_vars = {name: (label_dims, values, {"long_name": _long_name(name, base)})
                  for name, values in arrays.items()}
     data_vars["used"] = ([*label_dims, control_dim], masks["used"],

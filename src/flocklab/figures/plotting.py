@@ -588,6 +588,10 @@ def _curve_label(values: dict, model: Model | None) -> str:
     return ", ".join(_value_text(name, value, model) for name, value in values.items())
 
 
+#: Legend words of the reasons a fit is not quotable (flocklab.analysis.critical.REASONS).
+QUOTE_REASONS = {"misfit": "misfit", "halves": "halves disagree", "wide": "wide interval"}
+
+
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
                            ) -> plt.Figure:
     """ln P against ln s (reduced distance) with the fitted power law, as Vicsek et al.
@@ -637,6 +641,10 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
             text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
                      f"{float(fit[f'{exponent}_half2']):.2f}")
+        if "quotable" in fit and not float(fit["quotable"]):
+            reasons = [tag for tag in ("misfit", "halves", "wide")
+                       if float(fit.get(f"reason_{tag}", 0))]
+            text += f"; not quotable: {', '.join(QUOTE_REASONS[tag] for tag in reasons)}"
         ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
                 color=color,
                 label=f"{_curve_label(selection, model)}: {text}" if selection else text)
