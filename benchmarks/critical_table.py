@@ -3,8 +3,9 @@
 Reads ``RESULTS/<study>/critical.json`` (and ``fss.json`` where present) of the named
 studies and writes one Markdown table per study: per curve the critical value and exponent
 with their calibrated 68 % intervals, the two halves of the seeds with z and agreement, the
-fit's χ²/dof, the points short of independent samples, and refusals with their reason; then
-the finite-size scaling's χ-peak positions, Binder crossings and discontinuity flags.
+fit's χ²/dof, the points short of independent samples, whether the numbers can be quoted
+(and why not), and refusals with their reason; then the finite-size scaling's χ-peak
+positions, Binder crossings, discontinuity flags and its comparison with the fits.
 
 Usage::
 
@@ -50,10 +51,12 @@ def critical_rows(document: dict[str, Any]) -> list[str]:
             parts = [_half(h) for h in split.get("halves", [])]
             z = split.get("z")
             cells.append(" / ".join(parts) + (f" (z = {z:.1f})" if z is not None else ""))
-        cells += [f"{fit['chi2_per_dof']:.2f}", str(len(fit.get("short_points", [])))]
+        cells += [f"{fit['chi2_per_dof']:.2f}", str(len(fit.get("short_points", []))),
+                  "yes" if fit.get("quotable") else
+                  ", ".join(fit.get("reasons", [])).replace("halves", "halves disagree")]
         rows.append("| " + " | ".join(cells) + " |")
     for failure in document.get("failed", []):
-        rows.append(f"| {_curve(failure)} | refused: {failure['error']} | | | | | |")
+        rows.append(f"| {_curve(failure)} | refused: {failure['error']} | | | | | | |")
     return rows
 
 
@@ -71,14 +74,18 @@ def fss_lines(document: dict[str, Any]) -> list[str]:
     if f"{control}_c" in collapse:
         text.append(f"- collapse: {control}_c = {_interval(collapse[f'{control}_c'])}, "
                     f"quality S = {collapse['quality']:.2f}")
+    if "fits_against_peaks" in document:
+        comparison = document["fits_against_peaks"]
+        text.append(f"- fits against χ maxima: **{comparison['verdict']}** — "
+                    f"{comparison['text']}")
     return text
 
 
 def study_table(results: Path, study: str) -> str:
     document = json.loads((results / study / "critical.json").read_text())
     lines = [f"**{study}**", "", "| curve | critical value | exponent | halves (critical) "
-             "| halves (exponent) | χ²/dof | short points |",
-             "| --- | --- | --- | --- | --- | --- | --- |", *critical_rows(document)]
+             "| halves (exponent) | χ²/dof | short points | quotable |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |", *critical_rows(document)]
     fss = results / study / "fss.json"
     if fss.exists():
         lines += ["", *fss_lines(json.loads(fss.read_text()))]

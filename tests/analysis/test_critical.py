@@ -717,6 +717,9 @@ def test_a_fit_is_quotable_only_when_it_fits_its_halves_agree_and_it_is_narrow()
     halves = quotability(1.0, 10, narrow, apart)
     assert halves["reasons"] == ["halves"] and "beta (z = 10.9)" in halves["verdict"]
     assert quotability(1.0, 10, narrow, {"error": "4 points"})["reasons"] == ["halves"]
+    one_half = {name: {"z": None, "agree": None} for name in narrow}  # a half refused
+    refused = quotability(1.0, 10, narrow, one_half)
+    assert refused["reasons"] == ["halves"] and "gives no eta_c, beta" in refused["verdict"]
     wide = {**narrow, "beta": {"value": 0.14, "ci": [-0.29, 0.57]}}  # the L = 40 delta
     both = quotability(10.6, 14, wide, apart)
     assert both["reasons"] == ["misfit", "halves", "wide"] and not both["quotable"]

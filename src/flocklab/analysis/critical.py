@@ -949,10 +949,14 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
     if "error" in split:
         problems["halves"] = f"a half of the replicates cannot be fitted ({split['error']})"
     else:
+        unfitted = [name for name in estimates if name in split and split[name]["z"] is None]
         apart = [f"{name} (z = {split[name]['z']:.1f})" for name in estimates
-                 if name in split and not split[name]["agree"]]
-        if apart:
-            problems["halves"] = f"the two halves of the replicates disagree on {', '.join(apart)}"
+                 if name in split and split[name]["z"] is not None and not split[name]["agree"]]
+        texts = ([f"a half of the replicates gives no {', '.join(unfitted)}"] if unfitted
+                 else []) + ([f"the two halves of the replicates disagree on "
+                              f"{', '.join(apart)}"] if apart else [])
+        if texts:
+            problems["halves"] = "; ".join(texts)
     wide = [name for name, entry in estimates.items()
             if (entry["ci"][1] - entry["ci"][0]) / 2 > WIDE_INTERVAL * abs(entry["value"])]
     if wide:
