@@ -252,11 +252,18 @@ def test_a_changed_fixed_parameter_reruns_that_study_s_runs(finished, snakemake)
                     (workdir / "results" / "density" / "runs").glob("*/rep*.nc")}
 
 
-def test_changing_a_fit_option_reruns_only_the_fit_and_its_figure(finished, snakemake):
+def test_changing_a_fit_option_reruns_only_the_analysis_and_its_figures(finished, snakemake):
+    """The fit, the finite-size scaling that compares its x_c(L) with the χ maxima, and the
+    figures drawn from them; no simulation or summary."""
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["noise"]["critical"].update(bootstrap=10))
-    assert planned_jobs(snakemake, workdir, changed) == {"all": 1, "fit_critical": 1, "figure": 1}
+    config = yaml.safe_load(config_path.read_text())
+    drawn = [name for name, figure in config["figures"].items()
+             if figure.get("study") == "noise" and figure["kind"] in
+             ("critical_loglog", "collapse", "fss_critical", "distribution")]
+    assert planned_jobs(snakemake, workdir, changed) == {
+        "all": 1, "fit_critical": 1, "fss": 1, "figure": len(drawn)}
 
 
 def test_changing_burn_in_reruns_the_summary_not_simulations(finished, snakemake):
