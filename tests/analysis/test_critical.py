@@ -382,6 +382,24 @@ def test_a_curve_that_cannot_be_fitted_is_reported_not_fatal_when_others_fit(tmp
     assert written["failed"][0]["N"] == 800 and written["fits"][0]["N"] == 400
     with xr.open_dataset(tmp_path / "c.nc") as fits:
         assert np.isnan(fits["eta_c"].values[1])
+    # the stage refuses a study none of whose curves can be fitted: the reasons written, the
+    # log-log figure says so instead of drawing nothing
+    _summary(np.stack([flat, flat])).to_netcdf(tmp_path / "flat.nc")
+    run_fit_critical(tmp_path / "flat.nc", settings, tmp_path / "r.nc", tmp_path / "r.json",
+                     seed=0)
+    refused = _strict_json((tmp_path / "r.json").read_text())
+    assert refused["fits"] == [] and "no transition" in refused["refused"]
+    with xr.open_dataset(tmp_path / "r.nc") as fits:
+        assert np.isnan(fits["eta_c"].values).all() and "no transition" in fits.attrs["refused"]
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from flocklab.figures import plotting
+
+        figure = plotting.critical_loglog_figure(_summary(np.stack([flat, flat])), fits)
+        assert any("no curve could be fitted" in text.get_text()
+                   for text in figure.axes[0].texts)
+        matplotlib.pyplot.close("all")
 
 
 # --------------------------------------------------------------------------- finite size

@@ -217,3 +217,14 @@ def test_fits_per_other_curves_are_not_compared():
     rules = xr.Dataset({"rho_c": ("update", [0.5, 0.6])}, coords={"update": ["a", "b"]})
     variables, entry = fits_against_peaks(fss, rules)
     assert variables == {} and entry["verdict"] == "not compared"
+
+
+def test_a_refused_fit_is_not_compared():
+    from flocklab.analysis.fss import fits_against_peaks
+
+    fss, critical = _fss_and_fits([0.5] * 3, [0.5] * 3)
+    refused = critical[["rho_c"]] * np.nan
+    refused.attrs["refused"] = "L = 20: 5 points in the window; need 7"
+    variables, entry = fits_against_peaks(fss, refused)
+    assert variables == {} and entry["verdict"] == "not compared"
+    assert "5 points in the window" in entry["text"]

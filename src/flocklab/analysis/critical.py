@@ -752,8 +752,8 @@ def _power_law_comparison(a: CurveArrays, side: str, reduced_min: float, reduced
 def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str, Any] | None,
                          reduced_min: float = 0.02, reduced_max: float = 0.8,
                          resamples: int = 200, seed: int = 0, *, observable: str | None = None,
-                         side: str | None = None, exponent: str | None = None
-                         ) -> tuple[xr.Dataset, dict[str, Any]]:
+                         side: str | None = None, exponent: str | None = None,
+                         refusals: bool = False) -> tuple[xr.Dataset, dict[str, Any]]:
     r"""Fit every curve of a summary (see the module docstring).
 
     Parameters
@@ -774,6 +774,11 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
         P (default: :func:`observable_name`).
     side, exponent : str, optional
         Ordered side and exponent name, for a summary without a ``model`` attribute.
+    refusals : bool
+        Where no curve can be fitted, return the refusal (NaN variables, the reasons in the
+        JSON's ``failed`` and ``refused`` and the dataset's ``refused`` attribute) instead
+        of raising: what the pipeline writes, so that a study whose data hold no fittable
+        transition says so in its report.
 
     Returns
     -------
@@ -786,7 +791,8 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
     Raises
     ------
     CriticalFitError
-        No curve can be fitted (each curve's reason in the message), or missing variables.
+        No curve can be fitted (each curve's reason in the message; unless ``refusals``),
+        or missing variables.
     ParameterError
         Unknown control or missing side (see :func:`control_declaration`).
 
@@ -812,8 +818,14 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
             continue
         entries.append((labels, {**result, "x": arrays.x}))
     if not entries:
-        # A single curve, or every curve, that cannot be fitted is an error, not a number.
-        raise CriticalFitError("; ".join(failure["error"] for failure in failures))
+        # A single curve, or every curve, that cannot be fitted is an error, not a number
+        # (or, for the pipeline, a refusal with its reasons).
+        reasons = "; ".join(failure["error"] for failure in failures)
+        if not refusals:
+            raise CriticalFitError(reasons)
+        return _refused_dataset(all_curves, declared, observable, summary, reasons), {
+            "control": control, "observable": observable, "fits": [], "failed": failures,
+            "refused": reasons, **({"select": dict(select)} if select else {})}
     records = [_record(labels, result, declared, observable, reduced_min, reduced_max,
                        resamples, seed) for labels, result in entries]
     if len(all_curves) == 1:
@@ -827,6 +839,28 @@ def fit_critical_summary(summary: xr.Dataset, control: str, select: Mapping[str,
         document["select"] = dict(select)
     return _critical_dataset(entries, records, declared, observable, summary,
                              select or {}), document
+
+
+def _refused_dataset(all_curves: Sequence[tuple[dict[str, Any], xr.Dataset]],
+                     declared: CriticalControl, observable: str, summary: xr.Dataset,
+                     reasons: str) -> xr.Dataset:
+    """NaN critical value, exponent and intervals on the curves' label dimensions, with the
+    reasons in the ``refused`` attribute."""
+    critical_name, exponent = f"{declared.key}_c", declared.exponent
+    label_dims = list(all_curves[0][0]) if all_curves else []
+    shape = tuple(summary.sizes[d] for d in label_dims)
+    names = [f"{base}{suffix}" for base in (critical_name, exponent)
+             for suffix in ("", "_ci_low", "_ci_high")]
+    ds = xr.Dataset({name: (label_dims, np.full(shape, np.nan)) for name in names},
+                    coords={d: summary[d] for d in label_dims})
+    ds.attrs = netcdf_attrs({
+        "title": f"critical-point fit ({declared.key}): refused", "control": declared.key,
+        "coordinate": declared.coordinate, "exponent": exponent,
+        "side": declared.ordered_side, "symbol": declared.symbol, "observable": observable,
+        "observable_symbol": observable_symbol(summary, observable), "method": METHOD,
+        "refused": reasons, "model": summary.attrs.get("model", "none"),
+        "study": summary.attrs.get("study", "")})
+    return ds
 
 
 def _split_record(halves: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:

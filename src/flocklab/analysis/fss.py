@@ -975,6 +975,9 @@ def fits_against_peaks(fss: xr.Dataset, critical: xr.Dataset, limit: float = 2.0
     """
     name = f"{fss.attrs.get('control', '')}_c"
     size_dim = fss[f"{name}_chi"].dims[0]
+    if "refused" in critical.attrs:
+        return {}, {"verdict": "not compared", "limit": limit, "text": "not compared: no "
+                    f"size could be fitted ({critical.attrs['refused']})"}
     if name not in critical or critical[name].dims != (size_dim,):
         return {}, {"verdict": "not compared", "limit": limit,
                     "text": f"not compared: the critical fits are not one per {size_dim}"}

@@ -607,6 +607,8 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
     model = _model(summary)
     fig, axes = style.new_figure(extra=(1.9, 0.0))
     ax = axes[0, 0]
+    if "refused" in attrs:
+        return _no_data(fig, ax, f"no curve could be fitted: {attrs['refused']}", title)
     combos = [{}] if not label_dims else [
         dict(zip(label_dims, values, strict=True)) for values in
         np.array(np.meshgrid(*[critical[d].values for d in label_dims],

@@ -29,7 +29,8 @@ def run_fit_critical(summary_path: str | os.PathLike, settings: Mapping[str, Any
     """Stage entry: fit the study's summary with the config's ``critical`` settings."""
     ds, document = fit_critical_summary(
         open_dataset(summary_path), settings["control"], settings.get("select") or {},
-        settings["reduced_min"], settings["reduced_max"], settings["bootstrap"], seed)
+        settings["reduced_min"], settings["reduced_max"], settings["bootstrap"], seed,
+        refusals=True)
     write_netcdf(with_provenance(ds), out_nc)
     write_json(document, out_json)
 
