@@ -759,7 +759,7 @@ def _draw_fitted_critical(ax: Any, abscissa: np.ndarray, fss: xr.Dataset, contro
     yerr = np.array([values - fss[f"{name}_ci_low"].values,
                      fss[f"{name}_ci_high"].values - values])
     ax.errorbar(abscissa, values, yerr=np.clip(np.nan_to_num(yerr), 0, None), fmt="D",
-                mfc="none", capsize=2, label="rounded fit of the order parameter (68 %)")
+                mfc="none", capsize=2, label="rounded fit (68 %)")
     z = fss["fit_peak_z"].values
     verdict = str(fss.attrs.get("fit_peak_verdict", ""))
     if np.isfinite(z).any():
