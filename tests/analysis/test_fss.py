@@ -166,6 +166,12 @@ def test_peak_estimates_use_half_the_bootstrap_interval_as_the_error():
     np.testing.assert_allclose(estimates.err, half, rtol=1e-12)
     one = fss.peak_estimates(inputs(1), 40, np.random.default_rng(4))
     np.testing.assert_allclose(one.err, step / 2, rtol=1e-12)
+    assert not estimates.at_edge.any()  # the maximum at 2.33 lies inside [0, 4]
+    rising = inputs(3)
+    rising.chi[1] = X.copy()  # the second size's chi grows to the end of the range
+    edge = fss.peak_estimates(rising, 10, np.random.default_rng(4))
+    assert edge.at_edge.tolist() == [False, True]
+    assert np.isnan(edge.interior_locations()[1]) and edge.peaks[1, 0] == X[-1]
 
 
 def test_fit_peak_z_counts_intervals_and_the_rounding_spread():
@@ -228,3 +234,12 @@ def test_a_refused_fit_is_not_compared():
     variables, entry = fits_against_peaks(fss, refused)
     assert variables == {} and entry["verdict"] == "not compared"
     assert "5 points in the window" in entry["text"]
+
+
+def test_a_susceptibility_largest_at_the_range_end_is_no_maximum():
+    from flocklab.analysis.fss import fits_against_peaks
+
+    fss, critical = _fss_and_fits([0.5, 0.5, 0.5], [0.5, 2.5, 0.5])
+    fss["peak_at_edge"] = ("L", np.array([0, 1, 0], np.int8))  # L = 20 rises to the end
+    _, entry = fits_against_peaks(fss, critical)
+    assert entry["verdict"] == "agree" and entry["z"][1] is None and entry["peaks"][1] is None

@@ -18,7 +18,9 @@ Primitives on arrays, for sizes :math:`L` (rows) and control values :math:`x` (c
 JSON-ready dict out). The result, written to ``results/<study>/fss.nc`` (and
 ``fss.json``) by :func:`flocklab.stages.critical.run_fss`: per size the
 susceptibility-peak estimate ``<c>_c_chi`` (with bootstrap interval), Binder-cumulant
-crossings of consecutive sizes, ``binder_minimum`` and ``bimodal`` flags; the extrapolation
+crossings of consecutive sizes, ``binder_minimum`` and ``bimodal`` flags, ``peak_at_edge``
+(the largest χ at an end of the range: no maximum, left out of the extrapolation and of the
+comparison with the fits); the extrapolation
 ``<c>_c_inf`` and ``inverse_nu``; the data collapse ``collapse_<c>_c``,
 ``collapse_beta_over_nu``, ``collapse_inverse_nu`` with bootstrap intervals; attribute
 ``discontinuity_suspected``. The size dimension is the config's ``size``; χ = N var uses the
@@ -672,6 +674,10 @@ class PeakEstimates:
         Discontinuity flags (``bimodal`` None without a histogram).
     nearest : list of int, length n_sizes
         Index of the grid point nearest each peak.
+    at_edge : ndarray of bool, shape (n_sizes,)
+        Where the largest χ lies at the first or last control value: no maximum inside the
+        range, so no pseudo-critical point (left out of the extrapolation and of the
+        comparison with the fits).
     """
 
     peaks: np.ndarray
@@ -681,6 +687,11 @@ class PeakEstimates:
     binder_minimum: list[bool]
     bimodal: list[bool | None]
     nearest: list[int]
+    at_edge: np.ndarray
+
+    def interior_locations(self) -> np.ndarray:
+        """The χ-maximum locations with NaN where the maximum is at an edge of the range."""
+        return np.where(self.at_edge, np.nan, self.peaks[:, 0])
 
 
 def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator,
@@ -702,7 +713,10 @@ def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator,
     histogram = inputs.histogram
     flags_bimodal = [None] * n_sizes if histogram is None else [
         is_bimodal(histogram[i, nearest[i]]) for i in range(n_sizes)]
-    return PeakEstimates(peaks, interval, err, crossings, flags_binder, flags_bimodal, nearest)
+    last = x.size - 1
+    at_edge = np.array([int(np.nanargmax(inputs.chi[i])) in (0, last) for i in range(n_sizes)])
+    return PeakEstimates(peaks, interval, err, crossings, flags_binder, flags_bimodal, nearest,
+                         at_edge)
 
 
 def extrapolation_entry(lengths: np.ndarray, peaks: np.ndarray, peak_err: np.ndarray,
@@ -730,7 +744,8 @@ def extrapolation_entry(lengths: np.ndarray, peaks: np.ndarray, peak_err: np.nda
         with :math:`\beta/\nu = 0.5`, or the largest size's peak and (0.5, 1) where the
         extrapolation failed or left the range of x.
     """
-    fallback = [float(peaks[-1, 0]), 0.5, 1.0]
+    finite = peaks[np.isfinite(peaks[:, 0]), 0]
+    fallback = [float(finite[-1]) if finite.size else float(np.median(x)), 0.5, 1.0]
     try:
         result = extrapolate(lengths, peaks[:, 0], peak_err)
     except CriticalFitError as error:
@@ -824,8 +839,9 @@ def finite_size_scaling(summary: xr.Dataset, control: str, size: str,
     critical_name = f"{declared.key}_c"
     estimates = peak_estimates(inputs, resamples, rng, declared.ordered_side)
     document = _fss_document(declared, observable, size, inputs.lengths, estimates)
+    interior = np.column_stack([estimates.interior_locations(), estimates.peaks[:, 1]])
     extrapolated, document["extrapolation"], guess = extrapolation_entry(
-        inputs.lengths, estimates.peaks, estimates.err, inputs.x)
+        inputs.lengths, interior, estimates.err, inputs.x)
     scalars = {(f"{critical_name}_{k}" if k.startswith("inf") else k): value
                for k, value in extrapolated.items()}
     if extrapolated:
@@ -857,6 +873,7 @@ def _fss_document(declared: CriticalControl, observable: str, size: str, lengths
         "binder_crossings": [{"sizes": [float(lengths[i]), float(lengths[i + 1])],
                               declared.key: estimates.crossings[i]}
                              for i in range(n_sizes - 1)],
+        "peak_at_edge": [bool(f) for f in estimates.at_edge],
         "binder_minimum": [bool(f) for f in estimates.binder_minimum],
         "bimodal": [None if f is None else bool(f) for f in estimates.bimodal],
     }
@@ -880,6 +897,9 @@ def _fss_dataset(inputs: FssInputs, declared: CriticalControl, observable: str, 
             "long_name": "upper end of the 68 % bootstrap interval"}),
         "susceptibility_peak": (size_dim, estimates.peaks[:, 1], {
             "long_name": "maximum of the susceptibility"}),
+        "peak_at_edge": (size_dim, estimates.at_edge.astype(np.int8), {
+            "long_name": "1 where the largest susceptibility lies at an end of the range "
+                         "(no maximum inside it)"}),
         "binder_minimum": (size_dim, np.array(estimates.binder_minimum, np.int8), {
             "long_name": "1 where the Binder cumulant dips below 1/3 (3 sigma)"}),
         "binder_crossing": ("size_pair", np.array(first_crossing[:pairs], float), {
@@ -986,6 +1006,8 @@ def fits_against_peaks(fss: xr.Dataset, critical: xr.Dataset, limit: float = 2.0
     fitted = fit[name].values
     fit_half = (fit[f"{name}_ci_high"].values - fit[f"{name}_ci_low"].values) / 2
     peaks = fss[f"{name}_chi"].values
+    if "peak_at_edge" in fss:  # no maximum inside the range: nothing to compare
+        peaks = np.where(fss["peak_at_edge"].values.astype(bool), np.nan, peaks)
     peak_half = (fss[f"{name}_chi_ci_high"].values - fss[f"{name}_chi_ci_low"].values) / 2
     z = fit_peak_z(fitted, fit_half, fit["rounding_width"].values, peaks, peak_half)
     lengths = fss[fss.attrs.get("size", size_dim)].values

@@ -162,6 +162,30 @@ def _start(x: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
     return np.array([amplitude, critical, 0.4, 0.05, max(disordered, 1e-4)])
 
 
+#: Fractions of the fall from the ordered value to the floor at which further starts of x_c
+#: are placed (besides the steepest descent).
+START_LEVELS = (0.5, 0.25)
+
+
+def _starts(x: np.ndarray, v: np.ndarray, side: str) -> list[np.ndarray]:
+    """:func:`_start`, and the same with x_c where the curve has fallen to each of
+    :data:`START_LEVELS` of its height above the floor (a noisy steepest descent can sit
+    well away from x_c, and the rounded law's χ² has several basins)."""
+    first = _start(x, v, side)
+    starts = [first]
+    ordered, floor = (v[0], v[-1]) if side == "below" else (v[-1], v[0])
+    for level in START_LEVELS:
+        target = floor + level * (ordered - floor)
+        k = np.flatnonzero(np.diff(np.sign(v - target)) != 0)
+        if k.size:
+            i = int(k[0] if side == "below" else k[-1])
+            weight = (v[i] - target) / (v[i] - v[i + 1]) if v[i] != v[i + 1] else 0.5
+            critical = float(x[i] + weight * (x[i + 1] - x[i]))
+            if all(abs(critical - s[1]) > 1e-9 for s in starts):
+                starts.append(np.array([first[0], critical, *first[2:]]))
+    return starts
+
+
 def _check_transition(v: np.ndarray, err: np.ndarray, side: str) -> None:
     ordered, disordered = (v[0], v[-1]) if side == "below" else (v[-1], v[0])
     if not (disordered < 0.5 * ordered and ordered - disordered > 3 * np.hypot(err[0],
@@ -229,7 +253,7 @@ def fit_rounded(x: Sequence[float], v: Sequence[float], err: Sequence[float],
     _check_transition(vs, es, side)
     if start is None:
         return _best_of_starts(x, v, err, side, reduced_max, max_iterations, rounding,
-                               _start(xs, vs, side))
+                               _starts(xs, vs, side))
     params = np.asarray(start, float)
     bounds = ([0.0, xs[0], 0.02, 1e-3, 0.0], [np.inf, xs[-1], 3.0, 1.0, max(vs.max(), 1e-3)])
     used = np.zeros(xs.size, bool)
@@ -261,17 +285,19 @@ START_WIDTHS = (0.05, 0.25)
 
 def _best_of_starts(x: np.ndarray, v: np.ndarray, err: np.ndarray, side: str,
                     reduced_max: float, max_iterations: int, rounding: str,
-                    start: np.ndarray) -> RoundedFit:
-    """:func:`fit_rounded` from the data's start with each of :data:`START_WIDTHS` (a
-    strongly rounded small system and a sharp one have different basins); the fit with the
-    smaller χ²/dof, or the first error if none succeeds."""
+                    starts: list[np.ndarray]) -> RoundedFit:
+    """:func:`fit_rounded` from each of the data's starts (:func:`_starts`) with each of
+    :data:`START_WIDTHS` (a strongly rounded small system and a sharp one have different
+    basins); the fit with the smallest χ²/dof, or the first error if none succeeds."""
     fits, errors = [], []
-    for width in START_WIDTHS:
-        try:
-            fits.append(fit_rounded(x, v, err, side, reduced_max, [*start[:3], width, start[4]],
-                                    max_iterations, rounding))
-        except RoundedFitError as error:
-            errors.append(error)
+    for start in starts:
+        for width in START_WIDTHS:
+            try:
+                fits.append(fit_rounded(x, v, err, side, reduced_max,
+                                        [*start[:3], width, start[4]], max_iterations,
+                                        rounding))
+            except RoundedFitError as error:
+                errors.append(error)
     if not fits:
         raise errors[0]
     return min(fits, key=lambda fit: fit.chi2_per_dof)

@@ -730,8 +730,13 @@ def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -
     ax = axes[0, 0]
     abscissa = lengths ** (-inverse_nu)
     yerr = np.array([np.nan_to_num(values - low), np.nan_to_num(high - values)])
-    ax.errorbar(abscissa, values, yerr=np.clip(yerr, 0, None), fmt="o", capsize=2,
-                label=r"$\chi$ maximum (68 %)")
+    edge = fss["peak_at_edge"].values.astype(bool) if "peak_at_edge" in fss else \
+        np.zeros(values.size, bool)
+    ax.errorbar(abscissa[~edge], values[~edge], yerr=np.clip(yerr[:, ~edge], 0, None),
+                fmt="o", capsize=2, label=r"$\chi$ maximum (68 %)")
+    if edge.any():
+        ax.plot(abscissa[edge], values[edge], "o", mfc="none", color="C0",
+                label=r"largest $\chi$ at the range's end (no maximum)")
     if f"{control}_c_fit" in fss.data_vars:
         _draw_fitted_critical(ax, abscissa, fss, control)
     if "binder_crossing" in fss and fss.sizes.get("size_pair", 0):
