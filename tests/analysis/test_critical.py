@@ -738,6 +738,11 @@ def test_a_fit_is_quotable_only_when_it_fits_its_halves_agree_and_it_is_narrow()
     one_half = {name: {"z": None, "agree": None} for name in narrow}  # a half refused
     refused = quotability(1.0, 10, narrow, one_half)
     assert refused["reasons"] == ["halves"] and "gives no eta_c, beta" in refused["verdict"]
+    # a window with two ordered points beyond twice the rounding width: the exponent is the
+    # rounding's
+    rounded = quotability(1.0, 10, narrow, agree, beyond_rounding=2)
+    assert rounded["reasons"] == ["rounded"] and "2 window point(s)" in rounded["verdict"]
+    assert quotability(1.0, 10, narrow, agree, beyond_rounding=3)["quotable"]
     wide = {**narrow, "beta": {"value": 0.14, "ci": [-0.29, 0.57]}}  # the L = 40 delta
     both = quotability(10.6, 14, wide, apart)
     assert both["reasons"] == ["misfit", "halves", "wide"] and not both["quotable"]

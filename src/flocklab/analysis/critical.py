@@ -923,28 +923,48 @@ def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: Crit
                       "resamples": resamples, "seed": seed, "rule": WINDOW_RULE},
     } | quotability(fit.chi2_per_dof, fit.n_points - 5,
                     {name: calibrated[key] for key, name in names.items()},
-                    _split_record(result["split_half"], names))
+                    _split_record(result["split_half"], names),
+                    _beyond_rounding(x[fit.used], fit.critical, float(fit.params[3]),
+                                     declared.ordered_side))
+
+
+def _beyond_rounding(x: np.ndarray, critical: float, width: float, side: str) -> int:
+    """Window points on the ordered side beyond the rounding: s > :data:`UNROUNDED_WIDTHS` w."""
+    from flocklab.analysis.rounded import reduced
+
+    return int(np.sum(reduced(x, critical, side) > UNROUNDED_WIDTHS * width))
 
 
 #: Why a fit is not quotable (:func:`quotability`), as netCDF flags ``reason_<tag>``.
 REASONS = {"misfit": "the rounded law misfits (chi-square rejects it at 1 %)",
            "halves": "the two halves of the replicates disagree or cannot be fitted",
-           "wide": "an interval is wider than half its value"}
+           "wide": "an interval is wider than half its value",
+           "rounded": "too few points beyond the rounding to measure the exponent"}
+#: The power law is measured by window points beyond this many rounding widths on the
+#: ordered side (s > 2 w: outside the Gaussian spread of pseudo-critical points) ...
+UNROUNDED_WIDTHS = 2.0
+#: ... of which there must be at least this many.
+UNROUNDED_POINTS = 3
 #: An interval whose half-width exceeds this fraction of the value's magnitude does not fix
 #: the value.
 WIDE_INTERVAL = 0.5
 
 
 def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[str, Any]],
-                split: Mapping[str, Any]) -> dict[str, Any]:
+                split: Mapping[str, Any], beyond_rounding: int = UNROUNDED_POINTS
+                ) -> dict[str, Any]:
     r"""Whether a fit's numbers can be quoted, and if not, why.
 
     A fit is quotable when (i) its χ² does not reject the rounded law at the 1 % level
     (:data:`flocklab.analysis.rounded.MISFIT_LEVEL`; a rejected model's interval is
     scaled by :math:`S = \sqrt{\chi^2/\nu}` and honest, but it measures the misfit, not
     the quantity), (ii) both halves of the replicates could be fitted and agree on every
-    quantity (z :math:`\le` 2), and (iii) no interval's half-width exceeds
-    :data:`WIDE_INTERVAL` of its value.
+    quantity (z :math:`\le` 2), (iii) no interval's half-width exceeds
+    :data:`WIDE_INTERVAL` of its value, and (iv) at least :data:`UNROUNDED_POINTS` window
+    points lie on the ordered side beyond the rounding, :math:`s > 2w`: closer to
+    :math:`x_c` the Gaussian spread of pseudo-critical points shapes the curve, and a fit
+    with no points beyond it sets the exponent from the rounding (a small exponent with a
+    wide spread describes a smooth step as well as a power law).
 
     Parameters
     ----------
@@ -956,11 +976,14 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
         Per quantity (e.g. ``eta_c``, ``beta``): ``value`` and ``ci``.
     split : mapping
         The record's ``split_half`` entry (``error``, or per quantity ``z`` and ``agree``).
+    beyond_rounding : int
+        Window points on the ordered side with :math:`s > 2w`.
 
     Returns
     -------
     dict
-        ``quotable`` (bool), ``reasons`` (short tags: ``misfit``, ``halves``, ``wide``) and
+        ``quotable`` (bool), ``reasons`` (short tags: ``misfit``, ``halves``, ``wide``,
+        ``rounded``) and
         ``verdict`` (one sentence with the numbers).
 
     Examples
@@ -996,6 +1019,10 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
     if wide:
         problems["wide"] = (f"the interval of {', '.join(wide)} is wider than "
                             f"{WIDE_INTERVAL:.0%} of the value")
+    if beyond_rounding < UNROUNDED_POINTS:
+        problems["rounded"] = (f"{beyond_rounding} window point(s) on the ordered side beyond "
+                               f"twice the rounding width (need {UNROUNDED_POINTS}): the "
+                               f"exponent is set by the rounding, not measured")
     if not problems:
         return {"quotable": True, "reasons": [], "verdict": "quotable: the rounded law fits, "
                 "the halves agree, the intervals are narrow"}

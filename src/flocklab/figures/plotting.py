@@ -589,7 +589,8 @@ def _curve_label(values: dict, model: Model | None) -> str:
 
 
 #: Legend words of the reasons a fit is not quotable (flocklab.analysis.critical.REASONS).
-QUOTE_REASONS = {"misfit": "misfit", "halves": "halves disagree", "wide": "wide interval"}
+QUOTE_REASONS = {"misfit": "misfit", "halves": "halves disagree", "wide": "wide interval",
+                 "rounded": "rounding only"}
 
 
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
@@ -644,7 +645,7 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
             text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
                      f"{float(fit[f'{exponent}_half2']):.2f}")
         if "quotable" in fit and not float(fit["quotable"]):
-            reasons = [tag for tag in ("misfit", "halves", "wide")
+            reasons = [tag for tag in QUOTE_REASONS
                        if float(fit.get(f"reason_{tag}", 0))]
             text += f"; not quotable: {', '.join(QUOTE_REASONS[tag] for tag in reasons)}"
         ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
