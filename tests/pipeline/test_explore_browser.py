@@ -143,7 +143,11 @@ def test_an_obstacle_typed_into_the_zonal_table_is_applied(chromium, server) -> 
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    chromium.get(server("zonal"))
+    url = server("zonal")
+    chromium.get("about:blank")
+    time.sleep(1.0)
+    chromium.get_log("browser")  # drop what earlier pages logged as they closed
+    chromium.get(url)
     _wait_for(lambda: chromium.execute_script(SERIES), 90, "the page's series")
     added = chromium.execute_script(FIND_ALL.replace(
         "return found;", "found.forEach(host => (host.shadowRoot || host).querySelector("
