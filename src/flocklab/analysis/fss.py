@@ -14,6 +14,9 @@ Primitives on arrays, for sizes :math:`L` (rows) and control values :math:`x` (c
   (Grégoire & Chaté 2004; Chaté et al., PRE 77, 046113, 2008);
 * :func:`peak_bootstrap`, :func:`collapse_bootstrap` — 68 % intervals by resampling seeds.
 
+* :func:`fits_against_peaks` — whether a study's rounded fits and its χ maxima locate the
+  same :math:`x_c(L)` (:func:`fit_peak_z`), added by :func:`with_fit_comparison`.
+
 :func:`finite_size_scaling` applies them to a study's summary (dataset in, dataset and
 JSON-ready dict out). The result, written to ``results/<study>/fss.nc`` (and
 ``fss.json``) by :func:`flocklab.stages.critical.run_fss`: per size the
