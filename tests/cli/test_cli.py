@@ -106,6 +106,8 @@ def test_fit_command_on_a_synthetic_summary(tmp_path, capsys):
     assert document["select"] == {"N": 400}
     said = capsys.readouterr().out
     assert said.startswith(f"wrote {out}; ") and f"eta_c = {document['eta_c']['value']:.4g}" in said
+    assert ("(quotable)" in said) == document["quotable"]  # the verdict, said in a word
+    assert document["quotable"] or "(not quotable: " in said
     with pytest.raises(SystemExit) as exit_info:
         main(["fit", str(path), "--control", "eta", "--select", "N=5", "--out", str(out)])
     assert exit_info.value.code == 1

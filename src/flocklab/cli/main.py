@@ -287,14 +287,16 @@ def _simulate(args: argparse.Namespace) -> None:
 
 
 def _fit_headline(fit: dict[str, Any]) -> str:
-    """``"N=40: eta_c = 3.74, beta = 0.299"``: a fit's curve (the keys before ``control``),
-    critical value and exponent."""
+    """``"N=40: eta_c = 3.74, beta = 0.299 (not quotable: misfit)"``: a fit's curve (the
+    keys before ``control``), critical value, exponent and whether they can be quoted."""
     keys = list(fit)
     curve = keys[:keys.index("control")] if "control" in keys else []
     where = ", ".join(f"{key}={fit[key]}" for key in curve)
     values = [f"{key} = {value['value']:.4g}" for key, value in fit.items()
               if isinstance(value, dict) and isinstance(value.get("value"), int | float)]
-    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}"
+    quotable = "" if "quotable" not in fit else (
+        " (quotable)" if fit["quotable"] else f" (not quotable: {', '.join(fit['reasons'])})")
+    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}{quotable}"
 
 
 def _fit(args: argparse.Namespace) -> None:
