@@ -747,3 +747,35 @@ def test_a_fit_is_quotable_only_when_it_fits_its_halves_agree_and_it_is_narrow()
     both = quotability(10.6, 14, wide, apart)
     assert both["reasons"] == ["misfit", "halves", "wide"] and not both["quotable"]
     assert both["verdict"].startswith("not quotable: the rounded law misfits")
+
+
+# The N = 1600, density-4 curve of the reduced paper study (8 seeds): its steepest descent
+# (3.0-3.25) is noise, and a fit started there alone stays in a basin with chi2/dof 2.9.
+PAPER_X = np.arange(2.5, 4.76, 0.25)
+PAPER_V = np.array([0.608, 0.544, 0.5, 0.411, 0.337, 0.258, 0.182, 0.124, 0.07, 0.043])
+PAPER_ERR = np.array([0.0196, 0.0217, 0.0121, 0.0153, 0.0073, 0.0162, 0.0059, 0.0055, 0.0031,
+                      0.001])
+
+
+def test_the_rounded_fit_starts_at_the_half_and_quarter_heights_too():
+    from flocklab.analysis.rounded import _best_of_starts, _start, _starts, fit_rounded
+
+    starts = [start[1] for start in _starts(PAPER_X, PAPER_V, "below")]
+    # the half height (0.043 + 0.5 (0.608 - 0.043) = 0.3255) is crossed between 3.5 and 3.75
+    assert starts[0] == 3.125 and starts[1] == pytest.approx(3.5 + 0.25 * 0.0115 / 0.079)
+    fit = fit_rounded(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8)
+    assert fit.chi2_per_dof < 0.7 and 3.8 < fit.critical < 4.2
+    alone = _best_of_starts(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8, 8, "gaussian",
+                            [_start(PAPER_X, PAPER_V, "below")])
+    assert alone.chi2_per_dof > 2.0  # what the starts are for
+
+
+def test_points_beyond_the_rounding_are_counted_on_the_ordered_side():
+    from flocklab.analysis.critical import _beyond_rounding
+
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    # below 4: s = 0.75, 0.5, 0.25, 0, -0.25; beyond 2 w = 0.2 are three, beyond 0.4 two
+    assert _beyond_rounding(x, 4.0, 0.1, "below") == 3
+    assert _beyond_rounding(x, 4.0, 0.2, "below") == 2
+    # above 2: s = -0.5, 0, 0.5, 1, 1.5; beyond 2 w = 0.6 are two
+    assert _beyond_rounding(x, 2.0, 0.3, "above") == 2
