@@ -77,10 +77,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
-from scipy import optimize
+from scipy import optimize, stats
 
 from flocklab.analysis.rounded import (
     AGREEMENT_Z,
+    MISFIT_LEVEL,
     SHORT_SAMPLES,
     RoundedFitError,
     calibrated_fit,
@@ -902,6 +903,7 @@ def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: Crit
             f"run after burn-in (median over seeds), down-weighted in the fit: "
             f"{declared.key} = {', '.join(f'{value:g}' for value in short)}" if short else "")
     window = x[fit.used]
+    split = _split_record(result["split_half"], names)
     return {
         **labels,
         "control": declared.key, "coordinate": declared.coordinate,
@@ -917,22 +919,19 @@ def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: Crit
                       names["exponent"]: calibrated["jackknife"][:, 1].tolist()},
         "windows": [{"reduced_max": float(row[0]), names["critical"]: float(row[1]),
                      names["exponent"]: float(row[2])} for row in calibrated["windows"]],
-        "split_half": _split_record(result["split_half"], names),
+        "split_half": split,
         "power_law": {**_power_law_record(result["power_law"], names),
                       "reduced_min": reduced_min, "reduced_max": reduced_max,
                       "resamples": resamples, "seed": seed, "rule": WINDOW_RULE},
     } | quotability(fit.chi2_per_dof, fit.n_points - 5,
-                    {name: calibrated[key] for key, name in names.items()},
-                    _split_record(result["split_half"], names),
+                    {name: calibrated[key] for key, name in names.items()}, split,
                     _beyond_rounding(x[fit.used], fit.critical, float(fit.params[3]),
                                      declared.ordered_side))
 
 
 def _beyond_rounding(x: np.ndarray, critical: float, width: float, side: str) -> int:
     """Window points on the ordered side beyond the rounding: s > :data:`UNROUNDED_WIDTHS` w."""
-    from flocklab.analysis.rounded import reduced
-
-    return int(np.sum(reduced(x, critical, side) > UNROUNDED_WIDTHS * width))
+    return int(np.sum(reduced_distance(x, critical, side) > UNROUNDED_WIDTHS * width))
 
 
 #: Why a fit is not quotable (:func:`quotability`), as netCDF flags ``reason_<tag>``.
@@ -993,10 +992,6 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
     >>> q["quotable"], q["verdict"]
     (True, 'quotable: the rounded law fits, the halves agree, the intervals are narrow')
     """
-    from scipy import stats
-
-    from flocklab.analysis.rounded import MISFIT_LEVEL
-
     problems: dict[str, str] = {}
     dof = max(int(dof), 1)
     p_value = float(stats.chi2.sf(chi2_per_dof * dof, dof))

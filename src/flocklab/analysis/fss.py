@@ -71,6 +71,13 @@ from flocklab.core.provenance import netcdf_attrs
 # --------------------------------------------------------------------------- primitives
 
 
+def _largest_susceptibility(chi: np.ndarray) -> tuple[int, bool]:
+    """Index of the largest χ (NaN ignored) and whether it is the first or last point (then
+    χ has no maximum inside the range)."""
+    k = int(np.nanargmax(chi))
+    return k, k in (0, len(chi) - 1)
+
+
 def susceptibility_peak(x: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
     r"""Location and height of the maximum of :math:`\chi(x)`.
 
@@ -98,8 +105,8 @@ def susceptibility_peak(x: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
     """
     x = np.asarray(x, float)
     chi = np.asarray(chi, float)
-    k = int(np.nanargmax(chi))
-    if k == 0 or k == x.size - 1:
+    k, at_edge = _largest_susceptibility(chi)
+    if at_edge:
         return float(x[k]), float(chi[k])
     coefficients = np.polyfit(x[k - 1:k + 2], chi[k - 1:k + 2], 2)
     if coefficients[0] >= 0:
@@ -716,8 +723,7 @@ def peak_estimates(inputs: FssInputs, resamples: int, rng: np.random.Generator,
     histogram = inputs.histogram
     flags_bimodal = [None] * n_sizes if histogram is None else [
         is_bimodal(histogram[i, nearest[i]]) for i in range(n_sizes)]
-    last = x.size - 1
-    at_edge = np.array([int(np.nanargmax(inputs.chi[i])) in (0, last) for i in range(n_sizes)])
+    at_edge = np.array([_largest_susceptibility(inputs.chi[i])[1] for i in range(n_sizes)])
     return PeakEstimates(peaks, interval, err, crossings, flags_binder, flags_bimodal, nearest,
                          at_edge)
 

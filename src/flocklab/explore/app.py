@@ -148,9 +148,8 @@ class Explorer:
         columns = self.table_columns[name]
 
         def add(_: Any) -> None:
-            blank = _table_frame(columns, [{c.name: "" for c in columns}])
-            table.value = _table_frame(columns, [*table.value.to_dict("records"),
-                                                 *blank.to_dict("records")])
+            blank = {c.name: "" for c in columns}
+            table.value = _table_frame(columns, [*table.value.to_dict("records"), blank])
 
         def remove(_: Any) -> None:
             rows = table.value.to_dict("records")
