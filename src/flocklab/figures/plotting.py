@@ -638,16 +638,7 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
             short = fit["short"].values.astype(bool) & keep
             ax.plot(np.log(s[short]), np.log(v[short]), "x", color=color, markersize=5)
         grid = np.linspace(np.log(s[keep & used]).min(), np.log(s[keep & used]).max(), 40)
-        slope = float(fit[exponent])
-        low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
-        text = f"{exponent_symbol} = {slope:.2f} [{low:.2f}, {high:.2f}]"
-        if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
-            text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
-                     f"{float(fit[f'{exponent}_half2']):.2f}")
-        if "quotable" in fit and not float(fit["quotable"]):
-            reasons = [tag for tag in QUOTE_REASONS
-                       if float(fit.get(f"reason_{tag}", 0))]
-            text += f"; not quotable: {', '.join(QUOTE_REASONS[tag] for tag in reasons)}"
+        text = _fit_legend_text(fit, exponent, exponent_symbol)
         ax.plot(grid, np.log(_fitted_curve(fit, value, exponent, side, np.exp(grid))), "-",
                 color=color,
                 label=f"{_curve_label(selection, model)}: {text}" if selection else text)
@@ -658,6 +649,22 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
     style.legend(fig, ax, title="68 % intervals")
     style.title(fig, title)
     return fig
+
+
+def _fit_legend_text(fit: xr.Dataset, exponent: str, exponent_symbol: str) -> str:
+    """``β = 0.49 [0.27, 0.70], halves 0.36/0.46; not quotable: misfit``: the exponent with
+    its interval, the two halves' estimates and why the fit is not quotable (if it is not)."""
+    slope = float(fit[exponent])
+    low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
+    text = f"{exponent_symbol} = {slope:.2f} [{low:.2f}, {high:.2f}]"
+    if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
+        text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
+                 f"{float(fit[f'{exponent}_half2']):.2f}")
+    if "quotable" in fit and not float(fit["quotable"]):
+        reasons = [QUOTE_REASONS[tag] for tag in QUOTE_REASONS
+                   if float(fit.get(f"reason_{tag}", 0))]
+        text += f"; not quotable: {', '.join(reasons)}"
+    return text
 
 
 def _fitted_curve(fit: xr.Dataset, critical: float, exponent: str, side: str,
