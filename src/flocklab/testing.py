@@ -5,9 +5,10 @@ pass, whoever wrote it. Each check is a function ``check_*(name, params, control
 :data:`CHECKS`; :func:`check_model` runs them all (or a subset) and raises
 :class:`AssertionError` naming the check and what failed.
 
-* declarations are coherent (names unique, the primary observable, size parameter, critical
-  controls, snapshot variables, metrics, derived quantities and factors, tasks and drawing
-  refer to things that exist; every default and every preset is a valid value);
+* declarations are coherent (names unique, the primary observable, size parameter (a
+  parameter or a derived quantity), critical controls, snapshot variables, metrics, derived
+  quantities and factors, tasks and drawing refer to things that exist; every default and
+  every preset is a valid value);
 * the model imports light (in a fresh interpreter, looking it up imports neither numba nor
   scipy.integrate);
 * the same seed gives the same bytes, and a run's file carries every parameter;
@@ -76,8 +77,9 @@ def check_declarations(name: str, params: Mapping[str, Any], control: RunControl
     assert len(set(observables)) == len(observables), "observable names repeat"
     assert model.primary_observable in observables, "primary_observable is not an observable"
     assert model.time_mode in ("steps", "continuous"), f"time_mode {model.time_mode!r}"
-    assert model.size_parameter in (None, *specs), "size_parameter is not a parameter"
     coordinates = {*specs, *(q.name for q in model.derived_quantities)}
+    assert model.size_parameter in (None, *coordinates), \
+        "size_parameter is neither a parameter nor a derived quantity"
     for control_ in model.critical_controls:
         assert control_.coordinate in coordinates, f"control {control_.key}: no coordinate"
         assert set(control_.needs) <= set(specs), f"control {control_.key}: needs unknown"

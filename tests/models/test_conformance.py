@@ -47,6 +47,8 @@ CASES = [
                   "food": [{"rect": [2, 2, 8, 8], "density": 3.0}]}, {"snapshot_every": 0.4}),
     ("oscillator", {}, None),
     ("noisy_phases", {"N": 20}, None),
+    ("ising", {"L": 6, "T": 2.3}, None),
+    ("potts", {"L": 5, "T": 1.0, "q": 4, "clusters": 2, "init": "ordered"}, None),
 ]
 
 

@@ -24,7 +24,8 @@ Declarations (class attributes):
     Time series recorded on ``time`` (:class:`Observable`) and the order-like one whose
     moments, susceptibility, Binder cumulant and first-passage time the summary computes.
 ``size_parameter``
-    Parameter N of the susceptibility :math:`\chi = N\,\mathrm{var}` (``None``: no χ).
+    Parameter N (or derived quantity) of the susceptibility :math:`\chi = N\,\mathrm{var}`
+    (``None``: no χ); its value is read from the run's attributes.
 ``critical_controls``
     Coordinates a critical fit may use (:class:`CriticalControl`).
 ``entity_dim, snapshot_variables``
