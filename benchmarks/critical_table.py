@@ -1,11 +1,14 @@
 """Tables of the critical fits and finite-size scaling of finished studies, for the docs.
 
 Reads ``RESULTS/<study>/critical.json`` (and ``fss.json`` where present) of the named
-studies and writes one Markdown table per study: per curve the critical value and exponent
-with their calibrated 68 % intervals, the two halves of the seeds with z and agreement, the
-fit's χ²/dof, the points short of independent samples, whether the numbers can be quoted
-(and why not), and refusals with their reason; then the finite-size scaling's χ-peak
-positions, Binder crossings, discontinuity flags and its comparison with the fits.
+studies and writes one Markdown table per study: per curve the single-size *effective*
+critical value and exponent with their calibrated 68 % intervals, the two halves of the
+seeds with z and agreement, the fit's χ²/dof, the points short of independent samples, what
+limits the fit (the ``limits`` tags of critical.json: misfit, halves, wide, rounded, bound,
+refits; "none" when nothing does), and refusals with their reason; then the finite-size
+scaling: the critical value and the exponents ν, β/ν, γ/ν with their 68 % intervals (or why
+they were refused), the χ maxima, the Binder crossings, the discontinuity flags, the collapse
+and the comparison of the effective fits with the χ maxima.
 
 Usage::
 
@@ -21,7 +24,12 @@ from pathlib import Path
 from typing import Any
 
 
-def _interval(entry: dict[str, Any]) -> str:
+def _interval(entry: dict[str, Any] | None) -> str:
+    """``value [low, high]``; ``refused: reason`` or ``no interval`` where missing."""
+    if not entry or entry.get("value") is None:
+        return f"refused: {entry['refused']}" if entry and entry.get("refused") else "refused"
+    if not entry.get("ci") or None in entry["ci"]:
+        return f"{entry['value']:.3f} (no interval)"
     low, high = entry["ci"]
     return f"{entry['value']:.3f} [{low:.3f}, {high:.3f}]"
 
@@ -38,12 +46,20 @@ def _curve(fit: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {fit[k]}" for k in keys) or "all"
 
 
+def _exponent(fit: dict[str, Any], critical: str) -> str:
+    """The exponent's name: the jackknife's other quantity (the model's declaration), else
+    beta below and delta above."""
+    names = [name for name in fit.get("jackknife", {}) if name != critical]
+    return names[0] if names else ("beta" if fit["side"] == "below" else "delta")
+
+
 def critical_rows(document: dict[str, Any]) -> list[str]:
     fits = document.get("fits", [document] if "control" in document else [])
     rows = []
     for fit in fits:
         control = fit["control"]
-        critical, exponent = f"{control}_c", ("beta" if fit["side"] == "below" else "delta")
+        critical = f"{control}_c"
+        exponent = _exponent(fit, critical)
         halves = fit.get("split_half", {})
         cells = [_curve(fit), _interval(fit[critical]), _interval(fit[exponent])]
         for name in (critical, exponent):
@@ -52,39 +68,56 @@ def critical_rows(document: dict[str, Any]) -> list[str]:
             z = split.get("z")
             cells.append(" / ".join(parts) + (f" (z = {z:.1f})" if z is not None else ""))
         cells += [f"{fit['chi2_per_dof']:.2f}", str(len(fit.get("short_points", []))),
-                  "yes" if fit.get("quotable") else
-                  ", ".join(fit.get("reasons", [])).replace("halves", "halves disagree")]
+                  ", ".join(fit.get("limits", [])).replace("halves", "halves disagree")
+                  or "none"]
         rows.append("| " + " | ".join(cells) + " |")
     for failure in document.get("failed", []):
         rows.append(f"| {_curve(failure)} | refused: {failure['error']} | | | | | | |")
     return rows
 
 
+HEADLINE = (("x_c", "{control}_c"), ("nu", "ν"), ("beta_over_nu", "β/ν"),
+            ("gamma_over_nu", "γ/ν"), ("hyperscaling", "2β/ν + γ/ν − d"))
+
+
 def fss_lines(document: dict[str, Any]) -> list[str]:
+    """The finite-size scaling of fss.json as Markdown list items."""
     control = document["control"]
-    peaks = ", ".join(f"{size:g}: {_interval(entry)}" for size, entry
-                      in zip(document["sizes"], document[f"{control}_c_chi"], strict=True))
+    if "refused" in document:
+        return [f"- finite-size scaling refused: {document['refused']}"]
+    size = document.get("size", "L")
+    text = [f"- {symbol.format(control=control)} = {_interval(document.get(name))}"
+            for name, symbol in HEADLINE if name in document]
+    peaks = ", ".join(f"{peak['size']:g}: {_interval(peak['x'])}"
+                      + (" (at the range's end)" if peak.get("at_edge") else "")
+                      for peak in document.get("peaks", []))
     crossings = "; ".join(f"{c['sizes'][0]:g}/{c['sizes'][1]:g}: "
-                          + (", ".join(f"{x:.3f}" for x in c[control]) or "none")
-                          for c in document["binder_crossings"])
-    collapse = document.get("collapse", {})
-    text = [f"- χ peaks {control}_c(L) (L: value [68 %]): {peaks}",
-            f"- Binder crossings: {crossings}",
-            f"- discontinuity suspected: {document['discontinuity_suspected']}"]
-    if f"{control}_c" in collapse:
-        text.append(f"- collapse: {control}_c = {_interval(collapse[f'{control}_c'])}, "
-                    f"quality S = {collapse['quality']:.2f}")
-    if "fits_against_peaks" in document:
-        comparison = document["fits_against_peaks"]
-        text.append(f"- fits against χ maxima: **{comparison['verdict']}** — "
+                          + (_interval(c["x"]) if c.get("counted") else "not counted")
+                          for c in document.get("binder_crossings", []))
+    flags = document.get("discontinuity", {})
+    text += [f"- χ maxima {control}*({size}) ({size}: value [68 %]): {peaks or 'none'}",
+             f"- Binder crossings: {crossings or 'none'}",
+             f"- discontinuity suspected: {flags.get('suspected')} (Binder dip per size: "
+             f"{flags.get('binder_dip')}, bimodal: {flags.get('bimodal')})"]
+    collapse = document.get("collapse")
+    if collapse:
+        quality = collapse.get("quality", {})
+        text.append(f"- collapse: {control}_c = {_interval(collapse.get('x_c'))}, quality S = "
+                    + (f"{quality['value']:.2f}" if quality.get("value") is not None
+                       else "refused"))
+    if document.get("warnings"):
+        text.append(f"- warnings: {'; '.join(document['warnings'])}")
+    if "effective_fits_against_peaks" in document:
+        comparison = document["effective_fits_against_peaks"]
+        text.append(f"- effective fits against χ maxima: **{comparison['verdict']}** — "
                     f"{comparison['text']}")
     return text
 
 
 def study_table(results: Path, study: str) -> str:
     document = json.loads((results / study / "critical.json").read_text())
-    lines = [f"**{study}**", "", "| curve | critical value | exponent | halves (critical) "
-             "| halves (exponent) | χ²/dof | short points | quotable |",
+    lines = [f"**{study}**", "", "| curve | effective critical value | effective exponent "
+             "| halves (critical) | halves (exponent) | χ²/dof | short points | limits |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |", *critical_rows(document)]
     fss = results / study / "fss.json"
     if fss.exists():

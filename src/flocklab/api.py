@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,9 @@ RUN_IDENTITY = ("seed", "point", "replicate", "study", "run_fingerprint", "git_c
 @contextlib.contextmanager
 def kernel_threads(threads: int | None) -> Iterator[None]:
     """Run the block with ``threads`` numba threads (``None``: as they are), then restore
-    the previous count; a model without numba kernels ignores it."""
-    if threads is None or "numba" not in sys.modules:
+    the previous count. The count is set even before any kernel has imported numba, so the
+    first run of a process honours it too (numba is imported here then)."""
+    if threads is None:
         yield
         return
     from flocklab.core.threads import set_threads

@@ -78,3 +78,23 @@ PITCHER_1982 = ("T. J. Pitcher, A. E. Magurran and I. J. Winfield, \"Fish in lar
                 "find food faster\", Behav. Ecol. Sociobiol. 10, 149 (1982)")
 CLARK_MANGEL_1986 = ("C. W. Clark and M. Mangel, \"The evolutionary advantages of group "
                      "foraging\", Theor. Popul. Biol. 30, 45 (1986)")
+
+# Finite-size scaling and the exactly solved models it is validated on.
+BINDER_1981 = ("K. Binder, \"Finite size scaling analysis of Ising model block distribution "
+               "functions\", Z. Phys. B 43, 119 (1981)")
+FERRENBERG_LANDAU_1991 = ("A. M. Ferrenberg and D. P. Landau, \"Critical behavior of the "
+                          "three-dimensional Ising model: a high-resolution Monte Carlo "
+                          "study\", Phys. Rev. B 44, 5081 (1991)")
+NEWMAN_BARKEMA_1999 = ("M. E. J. Newman and G. T. Barkema, Monte Carlo Methods in Statistical "
+                       "Physics, Oxford University Press (1999)")
+HOUDAYER_HARTMANN_2004 = ("J. Houdayer and A. K. Hartmann, \"Low-temperature behavior of "
+                          "two-dimensional Gaussian Ising spin glasses\", Phys. Rev. B 70, "
+                          "014418 (2004)")
+BHATTACHARJEE_SENO_2001 = ("S. M. Bhattacharjee and F. Seno, \"A measure of data collapse for "
+                           "scaling\", J. Phys. A 34, 6375 (2001)")
+WOLFF_1989 = ("U. Wolff, \"Collective Monte Carlo updating for spin systems\", Phys. Rev. "
+              "Lett. 62, 361 (1989)")
+ONSAGER_1944 = ("L. Onsager, \"Crystal statistics. I. A two-dimensional model with an "
+                "order-disorder transition\", Phys. Rev. 65, 117 (1944)")
+BAXTER_1982 = ("R. J. Baxter, Exactly Solved Models in Statistical Mechanics, Academic Press "
+               "(1982)")

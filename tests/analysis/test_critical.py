@@ -1,4 +1,6 @@
-"""Critical-point fits and finite-size scaling on synthetic data with known answers."""
+"""Single-size critical fits, the summary readers and the resampling helpers on synthetic data
+with known answers; the finite-size scaling stage, its comparison with the fits and its
+figures (the finite-size scaling estimators themselves: tests/analysis/test_fss.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ import xarray as xr
 from scipy import stats
 
 from flocklab.analysis import critical as crit
-from flocklab.analysis import fss as scaling
+from flocklab.analysis import reading, resampling, rounded
 from flocklab.analysis.critical import fit_critical_summary
 from flocklab.analysis.fss import finite_size_scaling
-from flocklab.analysis.rounded import calibrated_fit
+from flocklab.analysis.fss.compare import fits_against_peaks, with_fit_comparison
+from flocklab.analysis.reading import CriticalFitError
+from flocklab.analysis.rounded import RoundedFitError, calibrated_fit
 from flocklab.analysis.timeseries import replicate_average
 from flocklab.cli.main import main
 from flocklab.core.parameters import ParameterError
@@ -134,7 +138,7 @@ def test_bootstrap_intervals_cover_the_truth_at_the_expected_rate():
 def test_a_window_that_does_not_settle_is_an_error_and_a_cycle_is_flagged():
     rng = np.random.default_rng(8)
     v = _truth(ETA) + 0.002 * rng.normal(size=ETA.size)
-    with pytest.raises(crit.CriticalFitError, match="did not settle within 1 iterations"):
+    with pytest.raises(CriticalFitError, match="did not settle within 1 iterations"):
         crit.fit_power_law(ETA, v, np.full(ETA.size, 0.002), max_iterations=1)
     # About 5 % of noisy data sets make the window alternate between two point sets
     # (measured: 99 of 2000); the chance that 300 sets show none is 0.95^300 < 1e-6.
@@ -168,13 +172,13 @@ def test_window_scan_brackets_the_window_used():
 
 
 def test_too_few_points_or_no_transition_is_an_error_not_a_number():
-    with pytest.raises(crit.CriticalFitError, match="no transition"):
+    with pytest.raises(CriticalFitError, match="no transition"):
         crit.fit_power_law(ETA, np.full(ETA.size, 0.9), np.full(ETA.size, 0.01))
     coarse = np.array([1.0, 2.8, 3.2, 3.6, 4.0])
-    with pytest.raises(crit.CriticalFitError, match="points on the ordered side"):
+    with pytest.raises(CriticalFitError, match="points on the ordered side"):
         crit.fit_power_law(coarse, _truth(coarse), np.full(coarse.size, 0.01))
     ordered_only = ETA[ETA < 2.9]
-    with pytest.raises(crit.CriticalFitError):
+    with pytest.raises(CriticalFitError):
         crit.fit_power_law(ordered_only, _truth(ordered_only), np.full(ordered_only.size, 0.01))
 
 
@@ -187,47 +191,47 @@ def test_replicate_means_are_the_seed_mean_and_its_standard_error():
     samples = np.array([[0.9, 0.8, 1.0], [0.5, 0.2, 0.2], [0.1, 0.3, 0.2]])
     summary = xr.Dataset({"p_mean": (("x", "seed"), samples)},
                          coords={"x": [1.0, 2.0, 3.0], "seed": [0, 1, 2]})
-    averaged, dim = crit.with_replicate_means(summary, "p")
+    averaged, dim = reading.with_replicate_means(summary, "p")
     assert dim == "seed" and "replicate_p" not in summary   # the input is not changed
     np.testing.assert_allclose(averaged["replicate_p"], [0.9, 0.3, 0.2], rtol=1e-12)
     np.testing.assert_allclose(averaged["replicate_p_err"],
                                [0.1 / np.sqrt(3), 0.1, 0.1 / np.sqrt(3)], rtol=1e-12)
     # present averages are kept as they are
-    assert crit.with_replicate_means(averaged, "p")[0] is averaged
+    assert reading.with_replicate_means(averaged, "p")[0] is averaged
     # one seed: the run's own standard error, and an error without one
     one = summary.isel(seed=[1]).assign(p_sem=(("x", "seed"), [[0.01], [0.02], [0.03]]))
-    averaged, _ = crit.with_replicate_means(one, "p")
+    averaged, _ = reading.with_replicate_means(one, "p")
     np.testing.assert_array_equal(averaged["replicate_p"], [0.8, 0.2, 0.3])
     np.testing.assert_array_equal(averaged["replicate_p_err"], [0.01, 0.02, 0.03])
-    with pytest.raises(crit.CriticalFitError, match="one replicate and no 'p_sem'"):
-        crit.with_replicate_means(summary.isel(seed=[1]), "p")
+    with pytest.raises(CriticalFitError, match="one replicate and no 'p_sem'"):
+        reading.with_replicate_means(summary.isel(seed=[1]), "p")
 
 
 def test_replicate_dimension_and_observable_name():
     summary = xr.Dataset({"p_mean": (("x", "replicate"), np.zeros((2, 3))),
                           "q_mean": (("x",), np.zeros(2))})
-    assert crit.replicate_dimension(summary, "p_mean") == "replicate"
-    with pytest.raises(crit.CriticalFitError, match="no replicate dimension"):
-        crit.replicate_dimension(summary, "q_mean")
-    with pytest.raises(crit.CriticalFitError, match="no per-replicate variable 'r_mean'"):
-        crit.replicate_dimension(summary, "r_mean")
+    assert reading.replicate_dimension(summary, "p_mean") == "replicate"
+    with pytest.raises(CriticalFitError, match="no replicate dimension"):
+        reading.replicate_dimension(summary, "q_mean")
+    with pytest.raises(CriticalFitError, match="no per-replicate variable 'r_mean'"):
+        reading.replicate_dimension(summary, "r_mean")
     # given, else declared, else the one <P>_mean
-    assert crit.observable_name(summary, "q") == "q"
-    with pytest.raises(crit.CriticalFitError, match="has 2 per-replicate"):
-        crit.observable_name(summary)
-    assert crit.observable_name(summary.drop_vars("q_mean")) == "p"
+    assert reading.observable_name(summary, "q") == "q"
+    with pytest.raises(CriticalFitError, match="has 2 per-replicate"):
+        reading.observable_name(summary)
+    assert reading.observable_name(summary.drop_vars("q_mean")) == "p"
     summary.attrs["primary_observable"] = "q"
-    assert crit.observable_name(summary) == "q"
+    assert reading.observable_name(summary) == "q"
 
 
 def test_a_summary_names_its_model_and_symbols():
     summary = xr.Dataset(attrs={"model": "vicsek"})
-    assert crit.summary_model(summary).name == "vicsek"
-    assert crit.observable_symbol(summary, "order_parameter") == "v_a"
+    assert reading.summary_model(summary).name == "vicsek"
+    assert reading.observable_symbol(summary, "order_parameter") == "v_a"
     for attrs in ({}, {"model": "none"}, {"model": "another_simulator"}):
         foreign = xr.Dataset(attrs=attrs)
-        assert crit.summary_model(foreign) is None
-        assert crit.observable_symbol(foreign, "my_p") == r"\mathrm{my\_p}"
+        assert reading.summary_model(foreign) is None
+        assert reading.observable_symbol(foreign, "my_p") == r"\mathrm{my\_p}"
 
 
 def test_curves_split_a_summary_along_the_control():
@@ -247,11 +251,11 @@ def test_curves_split_a_summary_along_the_control():
     arrays = crit.curve_arrays(curve.isel(replicate=[0]), "eta", "order_parameter",
                                "replicate")
     np.testing.assert_array_equal(arrays.fallback, 0.01)
-    with pytest.raises(crit.CriticalFitError, match="no coordinate 'rho'"):
+    with pytest.raises(CriticalFitError, match="no coordinate 'rho'"):
         crit.curves(summary, "rho", {}, "order_parameter")
-    with pytest.raises(crit.CriticalFitError, match="N = 5 is not in the summary"):
+    with pytest.raises(CriticalFitError, match="N = 5 is not in the summary"):
         crit.curves(summary, "eta", {"N": 5}, "order_parameter")
-    with pytest.raises(crit.CriticalFitError, match="varies along"):
+    with pytest.raises(CriticalFitError, match="varies along"):
         crit.curves(summary.assign_coords(eta2=summary["L"] * summary["eta"]), "eta2", {},
                     "order_parameter")
 
@@ -284,6 +288,18 @@ def test_stage_output_has_the_documented_fields():
     assert abs(document["eta_c"]["value"] - TRUE_CRITICAL) < 5 * document["eta_c"]["half_width"]
     assert "beta_half1" in ds and ds["used"].sum() == document["n_points"]
     assert ds.attrs["coordinate"] == "eta" and ds.attrs["observable_symbol"] == "v_a"
+    # an effective fit at this size, never "quotable": what limits it, as tags and a sentence,
+    # the same tags as flags in the netCDF file, the refits that failed, the bounds reached
+    assert document["verdict"].startswith(crit.EFFECTIVE)
+    assert set(document["limits"]) <= set(crit.LIMITS)
+    assert document["failed_refits"] == {"jackknife": 0, "windows": 0}
+    # the synthetic curve is a sharp power law (no rounding): w ends at its lower bound
+    assert document["at_bounds"] == ["rounding_width"] and "bound" in document["limits"]
+    assert document["rounding_width"] == pytest.approx(rounded.WIDTH_BOUNDS[0], abs=3e-3)
+    assert "quotable" not in document and "reasons" not in document
+    for tag in crit.LIMITS:
+        assert float(ds[f"limit_{tag}"]) == float(tag in document["limits"]), tag
+    assert not [name for name in ds.data_vars if str(name).startswith(("quotable", "reason_"))]
 
 
 def test_density_control_comes_from_the_model_declaration():
@@ -370,7 +386,7 @@ def test_a_curve_that_cannot_be_fitted_is_reported_not_fatal_when_others_fit(tmp
     assert len(document["fits"]) == 1 and len(document["failed"]) == 1
     assert "no transition" in document["failed"][0]["error"]
     assert np.isnan(ds["eta_c"].values[1]) and np.isfinite(ds["eta_c"].values[0])
-    with pytest.raises(crit.CriticalFitError, match="no transition"):
+    with pytest.raises(CriticalFitError, match="no transition"):
         fit_critical_summary(_summary(np.stack([flat, flat])), "eta", {}, resamples=5)
     # the stage file: strict JSON even with undefined (NaN) numbers
     path = tmp_path / "summary.nc"
@@ -403,74 +419,18 @@ def test_a_curve_that_cannot_be_fitted_is_reported_not_fatal_when_others_fit(tmp
 
 
 # --------------------------------------------------------------------------- finite size
+# The estimators of flocklab.analysis.fss are tested in tests/analysis/test_fss.py; here the
+# stage around them, the comparison with the single-size fits and the figures.
 
-
-def _scaling_data(rng, sizes, critical=2.5, inverse_nu=0.8, beta_over_nu=0.3, noise=0.005):
-    x = np.round(np.arange(1.9, 3.11, 0.05), 10)
-    scaled = (x[None, :] - critical) * sizes[:, None] ** inverse_nu
-
-    def shape_function(z):
-        return 1.0 / (1.0 + np.exp(z)) + 0.1
-
-    clean = sizes[:, None] ** (-beta_over_nu) * shape_function(scaled)
-    return x, clean + noise * clean * rng.normal(size=clean.shape), noise * clean
-
-
-def test_data_collapse_recovers_known_exponents():
-    rng = np.random.default_rng(5)
-    sizes = np.array([8.0, 16.0, 32.0, 64.0])
-    x, v, err = _scaling_data(rng, sizes)
-    result = scaling.collapse(x, v, err, sizes, guess=[2.4, 0.5, 1.0], window=0.2)
-    assert result.critical == pytest.approx(2.5, abs=0.02)
-    assert result.inverse_nu == pytest.approx(0.8, abs=0.08)
-    assert result.beta_over_nu == pytest.approx(0.3, abs=0.03)
-    assert result.quality < 5
-    wrong = scaling.collapse_quality([2.3, 0.3, 0.8], x, v, err, sizes, 0.2)
-    assert wrong > 10 * result.quality
-
-
-def test_extrapolation_recovers_infinite_size_critical_point():
-    sizes = np.array([10.0, 20.0, 40.0, 80.0, 160.0])
-    critical = 2.0 + 1.5 * sizes ** (-0.7)
-    fit = scaling.extrapolate(sizes, critical, np.full(5, 1e-4))
-    assert fit.critical == pytest.approx(2.0, abs=1e-3)
-    assert fit.inverse_nu == pytest.approx(0.7, abs=0.01)
-    with pytest.raises(crit.CriticalFitError):
-        scaling.extrapolate(sizes[:3], critical[:3], np.full(3, 1e-4))
-    rising = np.array([4.5, 4.1, 3.7, 3.3, 2.6])   # no approach to a limit: 1/nu runs away
-    with pytest.raises(crit.CriticalFitError, match="ill-conditioned"):
-        scaling.extrapolate(np.array([3.1, 5.0, 10.0, 31.6, 50.0]), rising, np.full(5, 0.05))
-
-
-def test_susceptibility_peak_and_binder_crossing():
-    x = np.linspace(0, 4, 41)
-    chi = 5 - (x - 2.33) ** 2
-    assert scaling.susceptibility_peak(x, chi)[0] == pytest.approx(2.33, abs=1e-9)
-    assert scaling.binder_crossings(x, 0.6 - 0.1 * x, 0.7 - 0.15 * x) == pytest.approx([2.0])
-
-
-def test_discontinuity_flags():
-    x = np.linspace(0, 4, 9)
-    continuous = np.array([0.66, 0.66, 0.65, 0.6, 0.5, 0.4, 0.35, 0.34, 0.33])
-    dip = continuous.copy()
-    dip[5] = 0.1
-    assert not scaling.binder_minimum(x, continuous, np.full(9, 0.01))
-    assert scaling.binder_minimum(x, dip, np.full(9, 0.01))
-    bins = np.linspace(0, 1, 50)
-    one_peak = np.exp(-((bins - 0.5) / 0.1) ** 2)
-    two_peaks = np.exp(-((bins - 0.2) / 0.05) ** 2) + 0.8 * np.exp(-((bins - 0.7) / 0.05) ** 2)
-    assert not scaling.is_bimodal(one_peak)
-    assert scaling.is_bimodal(two_peaks)
-
-
-# Known scaling forms for the FSS stage test: with z = (eta - eta_c) L^(1/nu), per-run
-# records of P are Gaussian with mean L^(-beta/nu) F(z) and variance chi / N, N = L^2,
-# chi = 0.1 L^(gamma/nu) H(z), H(z) = exp(-(z - z0)^2 / 2) + 0.05. The chi maximum of size L
-# is then at eta*(L) = eta_c + z0 L^(-1/nu).
-FSS_CRITICAL, FSS_INVERSE_NU, FSS_BETA_OVER_NU, FSS_GAMMA_OVER_NU, PEAK_Z = 2.5, 0.8, 0.3, 1.0, 0.5
+# Per-run records of P are Gaussian with mean L^(-beta/nu) F(z) and variance chi / N, N = L^2,
+# z = (eta - eta_c) L^(1/nu), chi = 0.1 L^(gamma/nu) H(z), H(z) = exp(-(z - z0)^2 / 2) + 0.05,
+# gamma/nu = 2 - 2 beta/nu (hyperscaling in d = 2: sd / mean, hence the Binder cumulant, is a
+# function of z alone): a Vicsek-like summary with the run moments and histograms the
+# analysis reads.
+FSS_CRITICAL, FSS_INVERSE_NU, FSS_BETA_OVER_NU, FSS_GAMMA_OVER_NU, PEAK_Z = 2.5, 0.8, 0.3, 1.4, 0.5
 FSS_ETA = np.round(np.arange(1.9, 3.1001, 0.025), 10)
-FSS_SIZES = np.array([8.0, 16.0, 32.0, 64.0])
-RECORDS, REPLICATES, BINS = 5000, 4, np.linspace(-0.5, 1.5, 51)
+FSS_SIZES = np.array([8.0, 16.0, 32.0])
+RECORDS, REPLICATES, BINS = 2000, 4, np.linspace(-0.5, 1.5, 51)
 
 
 def _scaled_chi(sizes, eta):
@@ -509,58 +469,117 @@ def _fss_summary(rng, sizes=FSS_SIZES, replicates=REPLICATES):
                "size_parameter": "N"})
 
 
-def _vertex_sd(chi: np.ndarray, relative_sd: float, step: float) -> float:
-    """Standard deviation of the 3-point parabola vertex at the maximum of ``chi`` when each
-    value has independent relative noise ``relative_sd`` (first-order propagation of
-    d = h (c- - c+) / (2 (c- - 2 c0 + c+)))."""
-    k = int(np.argmax(chi))
-    minus, centre, plus = chi[k - 1:k + 2]
-    curvature, slope = minus - 2 * centre + plus, minus - plus
-    gradient = np.array([(curvature - slope) / 2, slope, -(curvature + slope) / 2])
-    gradient *= step / curvature**2
-    return float(np.sqrt(np.sum((gradient * relative_sd * chi[k - 1:k + 2]) ** 2)))
+def _effective_fits(lengths, peaks, gap, half_width=0.01, rounding_width=0.01):
+    """A critical.nc-like dataset of one single-size fit per N (L a coordinate on N, as in a
+    study): its eta_c lies ``gap`` above the χ maxima ``peaks``, with a 68 % interval of
+    half-width ``half_width``."""
+    lengths, fitted = np.asarray(lengths, float), np.asarray(peaks, float) + gap
+    return xr.Dataset(
+        {"eta_c": ("N", fitted), "eta_c_ci_low": ("N", fitted - half_width),
+         "eta_c_ci_high": ("N", fitted + half_width),
+         "rounding_width": ("N", np.full(fitted.size, rounding_width))},
+        coords={"N": (lengths**2).astype(int), "L": ("N", lengths)},
+        attrs={"control": "eta", "coordinate": "eta"})
 
 
-def test_finite_size_stage_finds_the_chi_peaks_of_a_known_scaling_form():
+FSS_SETTINGS = {"control": "eta", "size": "L", "resamples": 20, "collapse": False}
+
+
+def test_the_fss_stage_writes_strict_json_compares_the_fits_and_refuses_in_words(tmp_path):
     rng = np.random.default_rng(6)
     summary = _fss_summary(rng)
-    fss, document = finite_size_scaling(summary, "eta", "L", collapse_window=0.2,
-                                        resamples=4)
-    truth = FSS_CRITICAL + PEAK_Z * FSS_SIZES ** (-FSS_INVERSE_NU)
-    clean = _scaled_chi(FSS_SIZES, FSS_ETA)
-    # chi from pooled moments of n = R x T Gaussian records: relative sd sqrt(2 / (n - 1)).
-    relative_sd = np.sqrt(2 / (REPLICATES * RECORDS - 1))
-    step = FSS_ETA[1] - FSS_ETA[0]
-    for i in range(FSS_SIZES.size):
-        # the estimator's own bias on noise-free chi (the peak is not a parabola) is small
-        bias = scaling.susceptibility_peak(FSS_ETA, clean[i])[0] - truth[i]
-        assert abs(bias) < step / 20
-        tolerance = abs(bias) + 4 * _vertex_sd(clean[i], relative_sd, step)
-        assert abs(fss["eta_c_chi"].values[i] - truth[i]) < tolerance
-    # the peaks move with L as the scaling form says: the tolerances are tighter than the
-    # spacing of eta*(L) between consecutive sizes
-    assert np.all(np.diff(fss["eta_c_chi"].values) < 0)
-    assert document["collapse"]["eta_c"]["value"] == pytest.approx(FSS_CRITICAL, abs=0.03)
-    assert document["collapse"]["inverse_nu"]["value"] == pytest.approx(FSS_INVERSE_NU,
-                                                                        abs=0.1)
-    assert document["bimodal"] == [False] * FSS_SIZES.size   # Gaussian records
-
-
-def test_finite_size_scaling_needs_the_size_parameter(tmp_path):
-    rng = np.random.default_rng(13)
-    summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=2)
-    no_n = summary.swap_dims({"N": "L"}).drop_vars("N")
-    with pytest.raises(crit.CriticalFitError, match="size parameter 'N'"):
-        finite_size_scaling(no_n, "eta", "L", resamples=2)
-    fixed = no_n.assign_attrs(fixed_parameters=json.dumps({"N": 400}))
-    finite_size_scaling(fixed, "eta", "L", resamples=2)
-    # one replicate: no bootstrap (so N is not needed); intervals undefined, written as null
     path = tmp_path / "summary.nc"
-    no_n.isel(replicate=[0]).to_netcdf(path)
-    run_fss(path, {"control": "eta", "size": "L", "collapse_window": 0.2, "bootstrap": 2},
-            tmp_path / "fss.nc", tmp_path / "fss.json", seed=0)
+    summary.to_netcdf(path)
+    run_fss(path, FSS_SETTINGS, tmp_path / "fss.nc", tmp_path / "fss.json", seed=0)
     document = _strict_json((tmp_path / "fss.json").read_text())
-    assert document["eta_c_chi"][0]["ci"] == [None, None]
+    # the library's analysis with the config's settings and the stage's seed, written as is
+    _, direct = finite_size_scaling(summary, "eta", "L", FSS_SETTINGS, seed=0)
+    for name in ("x_c", "nu", "inverse_nu", "beta_over_nu", "gamma_over_nu", "hyperscaling"):
+        assert document[name] == direct[name], name   # floats round-trip through JSON
+    assert document["verdict"] == direct["verdict"] and "refused" not in document
+    # the scaling form's eta_c, to within the grid's step (the estimators' accuracy and
+    # intervals are test_fss.py's: this grid is common to all sizes, not refined per size)
+    assert abs(document["x_c"]["value"] - FSS_CRITICAL) < FSS_ETA[1] - FSS_ETA[0]
+    assert "effective_fits_against_peaks" not in document   # no critical fits given
+    with xr.open_dataset(tmp_path / "fss.nc") as fss:
+        assert fss["peak_location"].dims == ("size",) and fss["crossing"].dims == ("pair",)
+        assert fss["order"].dims == fss["binder"].dims == ("size", "point")
+        np.testing.assert_array_equal(fss["size"].values, FSS_SIZES)
+        assert [peak["x"]["value"] for peak in document["peaks"]] == pytest.approx(
+            fss["peak_location"].values)
+        assert fss.attrs["control"] == "eta" and fss.attrs["size"] == "L"
+        assert fss.attrs["verdict"] == document["verdict"]
+        peaks = fss["peak_location"].values
+    # with the study's single-size fits (critical.nc): compared per size with the maxima
+    fits = _effective_fits(FSS_SIZES, peaks, gap=0.5)
+    fits.to_netcdf(tmp_path / "critical.nc")
+    run_fss(path, FSS_SETTINGS, tmp_path / "fss.nc", tmp_path / "fss.json", seed=0,
+            critical_path=tmp_path / "critical.nc")
+    document = _strict_json((tmp_path / "fss.json").read_text())
+    comparison = document["effective_fits_against_peaks"]
+    assert comparison["verdict"] == "disagree" and comparison["sizes"] == FSS_SIZES.tolist()
+    with xr.open_dataset(tmp_path / "fss.nc") as fss:
+        np.testing.assert_allclose(fss["effective_x_c"].values, peaks + 0.5)
+        assert fss["fit_peak_z"].dims == ("size",)
+        assert fss.attrs["fit_peak_verdict"] == "disagree"
+    # what the analysis cannot use is a refusal in words, not a failed workflow
+    for name, unusable, reason in (
+            ("one_replicate", summary.isel(replicate=[0]), "at least two replicates"),
+            ("one_size", summary.isel(N=[0]), "at least two sizes"),
+            ("no_count", summary.swap_dims({"N": "L"}).drop_vars("N"), "element count N")):
+        unusable.to_netcdf(tmp_path / f"{name}.nc")
+        run_fss(tmp_path / f"{name}.nc", FSS_SETTINGS, tmp_path / f"{name}_fss.nc",
+                tmp_path / f"{name}_fss.json", seed=0,
+                critical_path=tmp_path / "critical.nc")
+        refused = _strict_json((tmp_path / f"{name}_fss.json").read_text())
+        assert reason in refused["refused"], (name, refused)
+        assert refused["verdict"] == f"refused: {refused['refused']}"
+        assert "x_c" not in refused and "effective_fits_against_peaks" not in refused
+        with xr.open_dataset(tmp_path / f"{name}_fss.nc") as fss:
+            assert reason in fss.attrs["refused"]
+    # the element count may be a fixed parameter instead of a coordinate
+    no_count = summary.swap_dims({"N": "L"}).drop_vars("N")
+    fixed = no_count.assign_attrs(fixed_parameters=json.dumps({"N": 400}))
+    _, document = finite_size_scaling(fixed, "eta", "L", FSS_SETTINGS)
+    assert document["sizes"] == FSS_SIZES.tolist()
+
+
+def test_fits_against_peaks_weighs_the_gap_by_the_two_intervals_only():
+    """z = |x_fit - x*| / sqrt(h_fit^2 + h_chi^2): a gap of 0.68 with half-widths 0.1 and 0.1
+    is z = 0.68 / 0.141 = 4.8, beyond the agreement limit 2, whatever the fits' rounding width
+    (the curve's shape, not an uncertainty of its centre); a gap of 0.2 is z = 1.4."""
+    peaks = np.array([2.0, 2.2])
+    fss = xr.Dataset(
+        {"peak_location": ("size", peaks), "peak_location_ci_low": ("size", peaks - 0.1),
+         "peak_location_ci_high": ("size", peaks + 0.1)},
+        coords={"size": [8.0, 16.0]}, attrs={"control": "eta", "size": "L"})
+    lengths = [8.0, 16.0]
+    for rounding_width in (0.001, 0.3, 3.0):
+        fits = _effective_fits(lengths, peaks, 0.68, half_width=0.1,
+                               rounding_width=rounding_width)
+        variables, entry = fits_against_peaks(fss, fits)
+        assert entry["verdict"] == "disagree", rounding_width
+        assert entry["z"] == pytest.approx([0.68 / np.sqrt(0.02)] * 2, rel=1e-9)
+        assert entry["z"][0] == pytest.approx(4.8, abs=0.01)
+        np.testing.assert_allclose(variables["effective_x_c"][1], peaks + 0.68)
+    variables, entry = fits_against_peaks(fss, _effective_fits(lengths, peaks, 0.2, 0.1))
+    assert entry["verdict"] == "agree" and entry["z"] == pytest.approx([0.2 / np.sqrt(0.02)] * 2)
+    # one size beyond the limit is enough to disagree
+    fits = _effective_fits(lengths, peaks, 0.2, 0.1).assign(
+        eta_c=("N", peaks + np.array([0.2, 0.68])))
+    assert fits_against_peaks(fss, fits)[1]["verdict"] == "disagree"
+    # fits that are not one per size, or that were refused, are not compared
+    for fits in (_effective_fits(lengths, peaks, 0.2, 0.1).drop_vars("L"),
+                 _effective_fits(lengths, peaks, 0.2, 0.1).assign_attrs(refused="no transition")):
+        variables, entry = fits_against_peaks(fss, fits)
+        assert variables == {} and entry["verdict"] == "not compared"
+    compared, document = with_fit_comparison(fss, {"verdict": "v"}, fits)
+    assert document["effective_fits_against_peaks"]["verdict"] == "not compared"
+    assert compared.attrs["fit_peak_verdict"] == "not compared"
+
+
+def _labels(figure) -> list[str]:
+    return [label for ax in figure.axes for label in ax.get_legend_handles_labels()[1]]
 
 
 def test_figures_take_control_and_observable_from_the_declarations():
@@ -570,32 +589,64 @@ def test_figures_take_control_and_observable_from_the_declarations():
     from flocklab.figures import plotting
 
     rng = np.random.default_rng(14)
-    summary = _fss_summary(rng, sizes=FSS_SIZES[:2], replicates=2)
-    fss, _ = finite_size_scaling(summary, "eta", "L", collapse_window=0.2, resamples=2)
+    summary = _fss_summary(rng, replicates=3)
+    fss, document = finite_size_scaling(summary, "eta", "L", {"resamples": 20}, seed=1)
+    # the control's symbol (Vicsek's eta) and the observable's (v_a) from the declarations
+    figure = plotting.fss_curves_figure(summary, fss, "curves")
+    assert [ax.get_xlabel() for ax in figure.axes] == [r"$\eta$"] * 3
+    assert figure.axes[0].get_ylabel() == "$v_a$"
+    assert any(r"\eta_c" in ax.get_title() for ax in figure.axes)
+    figure = plotting.fss_scaling_figure(None, fss)
+    assert r"\eta_c" in figure.axes[0].get_ylabel() and "v_a" in figure.axes[1].get_ylabel()
     (axis,) = plotting.collapse_figure(summary, fss).axes
     assert r"\eta_c" in axis.get_xlabel() and "v_a" in axis.get_ylabel()
-    (axis,) = plotting.fss_critical_figure(summary, fss).axes
-    assert axis.get_ylabel() == r"$\eta_c(L)$"
-    # with the study's fits: their eta_c(L) beside the maxima and the verdict as the title
-    from flocklab.analysis.fss import with_fit_comparison
+    (axis,) = plotting.distribution_figure(None, fss).axes
+    assert axis.get_xlabel() == "$v_a$"
+    assert all(r"$\eta$ = " in label for label in axis.get_legend_handles_labels()[1])
+    figure = plotting.fss_critical_figure(summary, fss)
+    (axis,) = figure.axes
+    assert axis.get_ylabel() == r"pseudo-critical $\eta$" and r"L^{-1/\nu}" in axis.get_xlabel()
+    assert not any("effective" in label for label in _labels(figure))
+    # with the study's single-size fits: their eta_c(L) beside the maxima
+    fits = _effective_fits(FSS_SIZES, fss["peak_location"].values, gap=1.0)
+    compared, with_fits = with_fit_comparison(fss, document, fits)
+    assert with_fits["effective_fits_against_peaks"]["verdict"] == "disagree"
+    assert "single-size effective fits" in _labels(plotting.fss_critical_figure(None, compared))
+    # no text leaves the canvas or lies over another
+    from flocklab.figures.layout import layout_problems
 
-    far = xr.Dataset({name: ("N", np.full(2, value)) for name, value in (
-        ("eta_c", 1.0), ("eta_c_ci_low", 0.99), ("eta_c_ci_high", 1.01),
-        ("rounding_width", 0.01))}, coords={"N": summary["N"].values})
-    compared, document = with_fit_comparison(fss, {}, far)
-    assert document["fits_against_peaks"]["verdict"] == "disagree"
-    (axis,) = plotting.fss_critical_figure(summary, compared).axes
-    assert "DISAGREE" in axis.get_title()
-    assert any("rounded fit" in text.get_text()
-               for text in axis.figure.legends[0].get_texts())
+    for function in (plotting.fss_curves_figure, plotting.fss_scaling_figure,
+                     plotting.fss_critical_figure, plotting.collapse_figure,
+                     plotting.distribution_figure):
+        assert layout_problems(function(summary, compared, "a title")) == [], function
+    matplotlib.pyplot.close("all")
+    # a refused analysis: each figure says why instead of drawing nothing
+    refused = xr.Dataset(attrs={"refused": "needs at least two sizes", "control": "eta"})
+    for function in (plotting.fss_curves_figure, plotting.fss_scaling_figure,
+                     plotting.fss_critical_figure, plotting.collapse_figure,
+                     plotting.distribution_figure):
+        texts = " ".join(text.get_text() for ax in function(None, refused).axes
+                         for text in ax.texts)
+        assert "refused: needs at least two sizes" in " ".join(texts.split()), function
+    # the single-size fits' log-log figure: control and observable of a foreign summary, the
+    # effective exponent, and what limits each fit ("limits: ...") in its legend entry
     foreign, _ = _foreign_summary(rng)
     critical, _ = fit_critical_summary(foreign, "noise", {}, resamples=0,
                                        observable="polarisation", side="below",
                                        exponent="beta")
     foreign["replicate_polarisation"] = foreign["polarisation_mean"].mean("seed")
     foreign["replicate_polarisation_err"] = foreign["polarisation_mean"].std("seed")
-    (axis,) = plotting.critical_loglog_figure(foreign, critical).axes
+    figure = plotting.critical_loglog_figure(foreign, critical)
+    (axis,) = figure.axes
     assert "noise_c - noise" in axis.get_xlabel() and "polarisation" in axis.get_ylabel()
+    (entry,) = [label for label in _labels(figure) if "[" in label]
+    assert entry.startswith(r"$\beta_{\mathrm{eff}}$ = ")
+    flagged = [tag for tag in crit.LIMITS if float(critical[f"limit_{tag}"])]
+    assert ("; limits: " in entry) == bool(flagged)
+    bounded = critical.assign(limit_bound=1.0, limit_refits=1.0)
+    (entry,) = [label for label in _labels(plotting.critical_loglog_figure(foreign, bounded))
+                if "[" in label]
+    assert "at a bound" in entry and "failed refits" in entry and "quotable" not in entry
     matplotlib.pyplot.close("all")
 
 
@@ -687,14 +738,17 @@ def test_a_transition_needs_a_fall_below_half_by_three_standard_errors(disordere
         crit._check_transition(x, v[::-1], err, "above")
     else:
         for values, side in ((v, "below"), (v[::-1], "above")):
-            with pytest.raises(crit.CriticalFitError, match="no transition"):
+            with pytest.raises(CriticalFitError, match="no transition"):
                 crit._check_transition(x, values, err, side)
 
 
 def test_percentile_interval_is_the_central_68_percent():
     # on 0, 1, ..., 100 the q-th percentile is q (linear interpolation is exact)
-    assert crit.percentile_interval(np.arange(101.0)) == pytest.approx((16.0, 84.0), abs=1e-9)
-    assert crit.percentile_interval(np.arange(101.0), level=0.9) == pytest.approx((5.0, 95.0))
+    values = np.arange(101.0)
+    assert resampling.percentile_interval(values) == pytest.approx((16.0, 84.0), abs=1e-9)
+    assert resampling.percentile_interval(values, level=0.9) == pytest.approx((5.0, 95.0))
+    # no resample succeeded: no interval
+    assert np.isnan(resampling.percentile_interval(np.empty(0))).all()
 
 
 def test_bootstrap_resamples_seeds_and_recomputes_the_standard_error():
@@ -705,8 +759,8 @@ def test_bootstrap_resamples_seeds_and_recomputes_the_standard_error():
     4.5 %)."""
     a, b = np.array([0.2, 0.5, 0.9]), np.array([0.4, 0.1, 0.9])
     fallback = np.array([0.01, 0.02, 0.03])
-    rows = crit.bootstrap(np.stack([a, b], axis=1), lambda mean, err: np.r_[mean, err],
-                          fallback, 200, np.random.default_rng(5))
+    rows = resampling.bootstrap(np.stack([a, b], axis=1), lambda mean, err: np.r_[mean, err],
+                                fallback, 200, np.random.default_rng(5))
     mean, err = rows[:, :3], rows[:, 3:]
     mixed = np.isclose(mean, (a + b) / 2) & (a != b)
     assert mixed.any() and (~mixed & (a != b)).any()
@@ -714,39 +768,63 @@ def test_bootstrap_resamples_seeds_and_recomputes_the_standard_error():
                                np.where(mixed, np.abs(a - b) / 2, 0.0), rtol=1e-12)
     np.testing.assert_array_equal(np.where(mixed, 0.0, err),
                                   np.where(mixed, 0.0, fallback))
-    rows = crit.bootstrap(a[:, None], lambda mean, err: mean, fallback, 4000,
-                          np.random.default_rng(6))
+    rows = resampling.bootstrap(a[:, None], lambda mean, err: mean, fallback, 4000,
+                                np.random.default_rng(6))
     np.testing.assert_allclose(rows.std(axis=0, ddof=1), fallback, rtol=0.045)
     assert np.all(np.abs(rows.mean(axis=0) - a) < 4 * fallback / np.sqrt(4000))
+    # a statistic that cannot be computed on a resample skips it; none computed: no rows
+
+    def refuse(mean, err):
+        raise CriticalFitError("no fit on this resample")
+
+    assert resampling.bootstrap(a[:, None], refuse, fallback, 5,
+                                np.random.default_rng(7)).shape == (0, 0)
 
 
-def test_a_fit_is_quotable_only_when_it_fits_its_halves_agree_and_it_is_narrow():
-    from flocklab.analysis.critical import quotability
-
+def test_a_single_size_fit_is_effective_and_names_what_limits_it():
+    limitations = crit.limitations
     narrow = {"eta_c": {"value": 3.8, "ci": [3.7, 3.9]}, "beta": {"value": 0.3,
                                                               "ci": [0.25, 0.35]}}
     agree = {"eta_c": {"z": 0.1, "agree": True}, "beta": {"z": 1.9, "agree": True}}
-    assert quotability(1.0, 10, narrow, agree)["quotable"]
+    clean = limitations(1.0, 10, narrow, agree)
+    # nothing limits it, and still its numbers are effective values at its size
+    assert clean == {"limits": [], "verdict": crit.EFFECTIVE}
     # chi2 of 10 dof: 23.2 is the 1 % quantile; 2.4 per dof (p = 0.0075) is rejected
-    assert quotability(2.3, 10, narrow, agree)["quotable"]
-    misfit = quotability(2.4, 10, narrow, agree)
-    assert misfit["reasons"] == ["misfit"] and "chi2/dof = 2.40" in misfit["verdict"]
+    assert limitations(2.3, 10, narrow, agree)["limits"] == []
+    misfit = limitations(2.4, 10, narrow, agree)
+    assert misfit["limits"] == ["misfit"] and "chi2/dof = 2.40" in misfit["verdict"]
+    assert misfit["verdict"].startswith(crit.EFFECTIVE + "; limits: the rounded law misfits")
     apart = {**agree, "beta": {"z": 10.9, "agree": False}}
-    halves = quotability(1.0, 10, narrow, apart)
-    assert halves["reasons"] == ["halves"] and "beta (z = 10.9)" in halves["verdict"]
-    assert quotability(1.0, 10, narrow, {"error": "4 points"})["reasons"] == ["halves"]
+    halves = limitations(1.0, 10, narrow, apart)
+    assert halves["limits"] == ["halves"] and "beta (z = 10.9)" in halves["verdict"]
+    assert limitations(1.0, 10, narrow, {"error": "4 points"})["limits"] == ["halves"]
     one_half = {name: {"z": None, "agree": None} for name in narrow}  # a half refused
-    refused = quotability(1.0, 10, narrow, one_half)
-    assert refused["reasons"] == ["halves"] and "gives no eta_c, beta" in refused["verdict"]
+    refused = limitations(1.0, 10, narrow, one_half)
+    assert refused["limits"] == ["halves"] and "gives no eta_c, beta" in refused["verdict"]
     # a window with two ordered points beyond twice the rounding width: the exponent is the
     # rounding's
-    rounded = quotability(1.0, 10, narrow, agree, beyond_rounding=2)
-    assert rounded["reasons"] == ["rounded"] and "2 window point(s)" in rounded["verdict"]
-    assert quotability(1.0, 10, narrow, agree, beyond_rounding=3)["quotable"]
+    rounded_only = limitations(1.0, 10, narrow, agree, beyond_rounding=2)
+    assert rounded_only["limits"] == ["rounded"]
+    assert "2 window point(s)" in rounded_only["verdict"]
+    assert limitations(1.0, 10, narrow, agree, beyond_rounding=3)["limits"] == []
     wide = {**narrow, "beta": {"value": 0.14, "ci": [-0.29, 0.57]}}  # the L = 40 delta
-    both = quotability(10.6, 14, wide, apart)
-    assert both["reasons"] == ["misfit", "halves", "wide"] and not both["quotable"]
-    assert both["verdict"].startswith("not quotable: the rounded law misfits")
+    assert limitations(10.6, 14, wide, apart)["limits"] == ["misfit", "halves", "wide"]
+    # a parameter at a bound of the fit: the bound, not a measurement
+    bound = limitations(1.0, 10, narrow, agree, at_bounds=["exponent"])
+    assert bound["limits"] == ["bound"] and "exponent ended at a bound" in bound["verdict"]
+    # failed refits are named with their counts; zero counts are no limit
+    refits = limitations(1.0, 10, narrow, agree, failed_refits={"jackknife": 2, "windows": 0})
+    assert refits["limits"] == ["refits"] and refits["verdict"].endswith(
+        "failed refits: 2 jackknife")
+    assert limitations(1.0, 10, narrow, agree,
+                       failed_refits={"jackknife": 0, "windows": 0})["limits"] == []
+    everything = limitations(10.6, 14, wide, apart, beyond_rounding=0,
+                             at_bounds=["exponent", "rounding_width"],
+                             failed_refits={"jackknife": 1, "windows": 2})
+    assert everything["limits"] == list(crit.LIMITS)
+    assert "exponent, rounding_width ended at a bound" in everything["verdict"]
+    assert "failed refits: 1 jackknife, 2 windows" in everything["verdict"]
+    assert "quotable" not in everything["verdict"]
 
 
 # The N = 1600, density-4 curve of the reduced paper study (8 seeds): its steepest descent
@@ -779,3 +857,116 @@ def test_points_beyond_the_rounding_are_counted_on_the_ordered_side():
     assert _beyond_rounding(x, 4.0, 0.2, "below") == 2
     # above 2: s = -0.5, 0, 0.5, 1, 1.5; beyond 2 w = 0.6 are two
     assert _beyond_rounding(x, 2.0, 0.3, "above") == 2
+
+
+def test_a_refit_leaves_the_basin_of_a_wrong_optimum():
+    """The jackknife and window refits start from every start of the data and from the full
+    fit's optimum, the lowest chi2 winning: a refit that started at the full optimum alone
+    would stay in its basin, however bad."""
+    from flocklab.analysis.rounded import _best_of_starts, _start, fit_rounded, refit
+
+    wrong = _best_of_starts(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8, 8, "gauss",
+                            [_start(PAPER_X, PAPER_V, "below")])
+    assert wrong.chi2_per_dof > 2.0
+    # that wrong basin puts the exponent at its lower bound
+    assert wrong.at_bounds == ["exponent"]
+    assert wrong.exponent == pytest.approx(rounded.EXPONENT_BOUNDS[0], abs=0.003)
+    stuck = fit_rounded(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8, start=wrong.params)
+    assert stuck.chi2_per_dof > 2.0
+    better = refit(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8, wrong)
+    assert better.chi2_per_dof < 0.7 and 3.8 < better.critical < 4.2
+    assert better.at_bounds == []
+    # from the best optimum, the refit keeps it
+    best = fit_rounded(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8)
+    assert refit(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.8, best).chi2_per_dof \
+        == pytest.approx(best.chi2_per_dof, rel=1e-6)
+    # no start converges: the error, not a number
+    with pytest.raises(RoundedFitError, match="points within reduced distance"):
+        refit(PAPER_X, PAPER_V, PAPER_ERR, "below", 0.05, best)
+
+
+def _coarse_curve(seed=0, replicates=4):
+    """Nine points of a rounded transition at 3.0 (e = 0.4): with reduced_max 0.6 the fit has
+    8 points and the narrowest window (0.6 / sqrt 2) fewer than MIN_POINTS = 7."""
+    x = np.linspace(1.0, 4.5, 9)
+    clean = rounded.rounded_power_law(x, 0.9, 3.0, 0.4, 0.03, 0.03)
+    samples = clean[:, None] + 0.01 * np.random.default_rng(seed).normal(size=(9, replicates))
+    return x, samples, np.full(samples.shape, 0.01)
+
+
+def test_calibrated_fit_counts_the_refits_that_fail(monkeypatch):
+    x, samples, sems = _coarse_curve()
+    result = calibrated_fit(x, samples, sems, "below", 0.6)
+    assert result["fit"].n_points == 8
+    assert result["failed_refits"] == {"jackknife": 0, "windows": 1}
+    # the interval's window part rests on the windows that could be fitted
+    np.testing.assert_allclose(result["windows"][:, 0], [0.6, 0.6 * np.sqrt(2)])
+    assert result["jackknife"].shape == (4, 2)
+    # a jackknife refit that fails is counted, and the jackknife rests on the others
+    calls = []
+    real = rounded.refit
+
+    def first_fails(*args, **kwargs):
+        calls.append(args[4])
+        if len(calls) == 1:
+            raise RoundedFitError("refused for the test")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rounded, "refit", first_fails)
+    result = calibrated_fit(x, samples, sems, "below", 0.6)
+    assert calls[:4] == [0.6] * 4   # the four leave-one-out refits come first
+    assert result["failed_refits"] == {"jackknife": 1, "windows": 1}
+    assert result["jackknife"].shape == (3, 2)
+    jack = result["jackknife"][:, 0]
+    statistical = rounded.student_factor(4) * np.sqrt(2 / 3 * np.sum((jack - jack.mean())**2))
+    assert result["critical"]["statistical"] == pytest.approx(statistical, rel=1e-12)
+
+
+def _one_curve(x, samples, sems):
+    """A foreign summary of one curve (control x, replicates on seed)."""
+    return xr.Dataset({"p_mean": (("x", "seed"), samples), "p_sem": (("x", "seed"), sems)},
+                      coords={"x": x, "seed": np.arange(samples.shape[1])})
+
+
+def test_failed_refits_and_bounds_reach_the_record_and_the_netcdf_flags():
+    ds, document = fit_critical_summary(_one_curve(*_coarse_curve()), "x", {},
+                                        reduced_max=0.6, resamples=0, side="below",
+                                        exponent="e")
+    assert document["failed_refits"] == {"jackknife": 0, "windows": 1}
+    assert "refits" in document["limits"] and "failed refits: 1 windows" in document["verdict"]
+    assert float(ds["limit_refits"]) == 1.0 and float(ds["limit_bound"]) == 0.0
+    # a true exponent of 4, beyond the bound 3: the record says the estimate is the bound
+    x = np.linspace(0.5, 4.5, 33)
+    steep = rounded.rounded_power_law(x, 0.9, 3.0, 4.0, 0.02, 0.02)[:, None] + 0.005 * \
+        np.random.default_rng(1).normal(size=(x.size, 4))
+    ds, document = fit_critical_summary(_one_curve(x, steep, np.full(steep.shape, 0.005)),
+                                        "x", {}, resamples=0, side="below", exponent="e")
+    assert document["e"]["value"] == pytest.approx(rounded.EXPONENT_BOUNDS[1], abs=3e-3)
+    assert "exponent" in document["at_bounds"] and "bound" in document["limits"]
+    assert float(ds["limit_bound"]) == 1.0
+
+
+def test_an_estimate_at_a_bound_of_the_fit_is_listed():
+    x = np.linspace(0.5, 4.5, 33)
+    err = np.full(x.size, 0.005)
+    # a true exponent of 4 lies beyond the upper bound 3: the fit ends there
+    steep = rounded.fit_rounded(x, rounded.rounded_power_law(x, 0.9, 3.0, 4.0, 0.02, 0.02),
+                                err, "below", 0.8)
+    assert steep.exponent == pytest.approx(rounded.EXPONENT_BOUNDS[1], abs=1e-3)
+    assert steep.at_bounds == ["exponent"]
+    gentle = rounded.fit_rounded(x, rounded.rounded_power_law(x, 0.9, 3.0, 0.4, 0.02, 0.02),
+                                 err, "below", 0.8)
+    assert gentle.exponent == pytest.approx(0.4, abs=1e-3) and gentle.at_bounds == []
+
+    # the rule: within 1e-3 of the bounds' range of either end, for e and for w
+    def at(exponent, width):
+        return rounded.RoundedFit("below", np.array([1.0, 3.0, exponent, width, 0.01]),
+                                  np.ones(5, bool), 1.0, 0.8, 1).at_bounds
+
+    low, high = rounded.EXPONENT_BOUNDS
+    assert at(low, 0.1) == at(high, 0.1) == ["exponent"]
+    assert at(high - 0.9e-3 * (high - low), 0.1) == ["exponent"]
+    assert at(high - 1.1e-3 * (high - low), 0.1) == []
+    assert at(0.4, rounded.WIDTH_BOUNDS[0]) == at(0.4, rounded.WIDTH_BOUNDS[1]) \
+        == ["rounding_width"]
+    assert at(high, rounded.WIDTH_BOUNDS[1]) == ["exponent", "rounding_width"]

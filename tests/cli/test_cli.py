@@ -106,8 +106,10 @@ def test_fit_command_on_a_synthetic_summary(tmp_path, capsys):
     assert document["select"] == {"N": 400}
     said = capsys.readouterr().out
     assert said.startswith(f"wrote {out}; ") and f"eta_c = {document['eta_c']['value']:.4g}" in said
-    assert ("(quotable)" in said) == document["quotable"]  # the verdict, said in a word
-    assert document["quotable"] or "(not quotable: " in said
+    # an effective fit, with what limits it (the tags of critical.json) said in a few words
+    limits = document["limits"]
+    assert "quotable" not in said
+    assert (f" (effective; limits: {', '.join(limits)})" if limits else " (effective)") in said
     with pytest.raises(SystemExit) as exit_info:
         main(["fit", str(path), "--control", "eta", "--select", "N=5", "--out", str(out)])
     assert exit_info.value.code == 1

@@ -28,7 +28,9 @@ def not_netcdf(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["metrics", "{}", "--burn-in", "1", "--out", "m.nc"],
-                                     ["fit", "{}", "--control", "eta", "--out", "f.json"]])
+                                     ["fit", "{}", "--control", "eta", "--out", "f.json"],
+                                     ["fss", "{}", "--control", "eta", "--size", "L", "--out",
+                                      "f.json"]])
 def test_missing_or_non_netcdf_inputs_are_named(capsys, tmp_path, not_netcdf, command):
     missing = [item.format(tmp_path / "none.nc") for item in command]
     assert "no file" in _fails(capsys, missing)

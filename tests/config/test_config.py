@@ -78,6 +78,13 @@ def _mutate(config, path, value):
     (["studies", "noise", "critical", "select"], {"M": 3}, "studies.noise.critical.select.M"),
     (["studies", "density", "critical"], {"control": "eta"}, "studies.density.critical.control"),
     (["studies", "noise", "fss", "size"], "r", "studies.noise.fss.size"),
+    (["studies", "noise", "sweep", 0], {"N": [40], "L": [3.2]}, "studies.noise.fss.size"),
+    (["studies", "noise", "replicates"], 1, "studies.noise.replicates"),
+    (["studies", "noise", "fss", "select"], {"M": 3}, "studies.noise.fss.select.M"),
+    (["studies", "noise", "fss", "resamples"], 19, "studies.noise.fss.resamples"),
+    (["studies", "noise", "fss", "bootstrap"], 3, "studies.noise.fss.bootstrap"),
+    (["studies", "noise", "fss", "dimension"], 0, "studies.noise.fss.dimension"),
+    (["studies", "noise", "fss", "collapse_window"], 0, "studies.noise.fss.collapse_window"),
     (["figures", "fig2b", "kind"], "collapse", "figures.fig2b"),
 ])
 def test_bad_values_name_the_key(test_config, path, value, expected):
@@ -116,3 +123,80 @@ def test_point_labels_and_seeds_are_stable_when_points_are_added(test_config):
         assert new[label] == seeds
     all_seeds = [s for seeds in new.values() for s in seeds]
     assert len(set(all_seeds)) == len(all_seeds)
+
+
+# --------------------------------------------------------------------------- nested axes
+
+
+def _study(sweep, **extra):
+    """A one-study config (Vicsek) with the given sweep."""
+    return {"studies": {"scan": {"model": "vicsek", "params": {"v0": 0.03},
+                                 "sweep": sweep, "replicates": 2, "steps": 100,
+                                 "burn_in": 50, **extra}}}
+
+
+def test_a_nested_axis_gives_each_entry_its_own_values():
+    # each size (N, L paired) with its own noise grid, the second one a range; 2.2 in both
+    sweep = [{"N": [40, 100], "L": [3.2, 5.0],
+              "eta": {"each": [[1.0, 2.2], {"start": 2.2, "stop": 3.0, "num": 3}]}},
+             {"r": [1.0, 1.5]}]
+    study = validate_config(_study(sweep))["scan"]
+    axis = study.axes[0]
+    assert axis.dim == "N_eta" and axis.nested == "eta" and len(axis) == 5
+    assert axis.coords == {"N": [40, 40, 100, 100, 100], "L": [3.2, 3.2, 5.0, 5.0, 5.0],
+                           "eta": [1.0, 2.2, 2.2, 2.6, 3.0]}
+    points = list(study.points())
+    assert len(points) == 5 * 2
+    labels = [point.label for point in points]
+    assert len(set(labels)) == len(labels)   # eta = 2.2 twice, at different sizes
+    assert "N=40_L=3.2_eta=2.2_r=1.0" in labels and "N=100_L=5.0_eta=2.2_r=1.0" in labels
+    seeds = [study.seed(point, k) for point in points for k in range(2)]
+    assert len(set(seeds)) == len(seeds)
+    # finite-size scaling over that axis: size and control on the same (nested) axis
+    validate_config(_study(sweep, fss={"control": "eta", "size": "L"}))
+    # ... or on one paired axis
+    paired = [{"N": [40, 100, 160], "L": [3.2, 5.0, 6.0], "eta": [1.0, 2.0, 3.0]}]
+    validate_config(_study(paired, fss={"control": "eta", "size": "L"}))
+
+
+@pytest.mark.parametrize(("sweep", "expected", "words"), [
+    ([{"N": [40, 100], "L": {"each": [[3.2], [5.0]]}, "eta": {"each": [[1.0], [2.0]]}}],
+     "studies.scan.sweep[0].eta", "one parameter of an axis may be nested ('L' is already)"),
+    ([{"N": [40, 100], "eta": {"each": [[1.0, 2.0]]}}],
+     "studies.scan.sweep[0]", "equal length"),
+    ([{"N": [40, 100], "eta": {"each": [[1.0, 1.0], [2.0]]}}],
+     "studies.scan.sweep[0].eta", "the values of each entry must be distinct"),
+    ([{"N": [40, 40], "eta": {"each": [[1.0], [1.0]]}}],
+     "studies.scan.sweep[0].eta", "the values of each entry must be distinct"),
+    ([{"N": [40]}, {"eta": {"each": [[1.0, 2.0]]}}],
+     "studies.scan.sweep[1]", "a nested parameter needs paired parameters"),
+    ([{"N": [40, 100], "eta": {"each": [[1.0], [2.0, 7.0]]}}],
+     "studies.scan.sweep[0].eta.each[1][1]", "out of range"),
+    ([{"N": [40, 100], "eta": {"each": []}}], "studies.scan.sweep[0].eta.each", "non-empty"),
+])
+def test_nested_axis_mistakes_name_the_key(sweep, expected, words):
+    with pytest.raises(ConfigError) as error:
+        validate_config(_study(sweep))
+    message = str(error.value)
+    assert f"config key '{expected}':" in message and words in message, message
+    assert "\n" not in message
+
+
+def test_finite_size_scaling_needs_two_sizes_replicates_and_known_selections():
+    sweep = [{"L": [3.2, 5.0], "eta": {"each": [[1.0, 2.0], [1.5, 2.5]]}}, {"r": [1.0, 1.5]}]
+    fss = {"control": "eta", "size": "L", "select": {"r": 1.0}}
+    validate_config(_study(sweep, params={"N": 40}, fss=fss))
+    for change, expected, words in (
+            ({"sweep": [{"L": [3.2], "eta": {"each": [[1.0, 2.0]]}}, {"r": [1.0, 1.5]}]},
+             "studies.scan.fss.size", "at least two values of 'L', got 1"),
+            ({"replicates": 1}, "studies.scan.replicates", "needs at least 2, got 1"),
+            ({"fss": {**fss, "select": {"rho": 1.0}}}, "studies.scan.fss.select.rho",
+             "not a swept dimension; allowed: L_eta, r"),
+            ({"fss": {**fss, "size": "N"}}, "studies.scan.fss.size", "'N' is not swept")):
+        config = _study(sweep, params={"N": 40}, fss=fss)
+        config["studies"]["scan"].update(change)
+        with pytest.raises(ConfigError) as error:
+            validate_config(config)
+        message = str(error.value)
+        assert f"config key '{expected}':" in message and words in message, message
+        assert "\n" not in message

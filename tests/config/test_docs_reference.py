@@ -34,6 +34,13 @@ def test_the_config_reference_lists_every_key_and_every_figure_kind(generator):
         assert f"`{key}`" in page
     for kind in KINDS:
         assert f"### kind `{kind}`" in page
+    # the finite-size scaling section's keys (resamples replaced the old bootstrap)
+    fss = schema["$defs"]["study"]["properties"]["fss"]["properties"]
+    assert {"control", "size", "dimension", "select", "resamples", "collapse_window",
+            "correction_exponent", "points", "collapse"} <= set(fss)
+    assert "bootstrap" not in fss
+    for key in fss:
+        assert f"`fss.{key}`" in page, key
 
 
 def test_each_model_page_lists_its_declarations(generator):
@@ -56,11 +63,12 @@ def test_each_model_page_lists_its_declarations(generator):
 
 def test_the_cli_reference_has_every_command_and_task(generator):
     page = generator.cli_page()
-    for command in ("simulate", "task", "metrics", "fit", "params", "check-config"):
+    for command in ("simulate", "task", "metrics", "fit", "fss", "params", "check-config"):
         assert f"## `flocklab {command}`" in page
     assert "#### `flocklab task dragon_chain collision`" in page
     assert "### `flocklab simulate vicsek`" in page
     assert "--eta" in page
+    assert "--correction-exponent" in page and "--no-collapse" in page   # flocklab fss
 
 
 def test_a_table_cell_keeps_one_line_and_escapes_pipes(generator):

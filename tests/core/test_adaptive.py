@@ -120,6 +120,7 @@ studies:
     model: vicsek
     params: {eta: 2.0}
     sweep: [{L: [5.0, 10.0]}, {density: [0.2, 1.0]}]
+    replicates: 2            # finite-size scaling resamples them
     steps: 20
     burn_in: 5
     critical: {control: rho}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from pathlib import Path
 
@@ -108,22 +109,42 @@ def test_every_expected_output_exists_and_opens(finished):
             # two halves of two seeds each, with their agreement
             assert fit["split_half"]["replicates"] == [[0, 1], [2, 3]]
             assert fit["split_half"]["beta"]["agree"] in (True, False)
+            # an effective fit at that size, with what limits it (never "quotable")
+            assert fit["verdict"].startswith("effective values at this size")
+            assert set(fit["limits"]) <= {"misfit", "halves", "wide", "rounded", "bound",
+                                          "refits"} and "quotable" not in fit
+            assert set(fit["failed_refits"]) == {"jackknife", "windows"}
     with xr.open_dataset(runs[0]) as run:
         # adaptive length: a check point of the schedule 300, 450, 675
         assert run.attrs["steps"] in (300, 450, 675) and run.attrs["max_steps"] == 675
     with xr.open_dataset(results / "noise" / "summary.nc") as summary:
         assert {"short_runs", "drifting_runs", "order_parameter_independent"} <= set(summary)
     fss = json.loads((results / "noise" / "fss.json").read_text(), parse_constant=_no_bare_nan)
-    assert "error" not in fss["collapse"], fss["collapse"]
-    assert fss["discontinuity_suspected"] in (True, False)
+    assert "refused" not in fss, fss.get("refused")
+    assert fss["control"] == "eta" and fss["size"] == "L" and fss["sizes"] == [3.2, 5.0]
+    for name in ("x_c", "nu", "beta_over_nu", "gamma_over_nu", "hyperscaling"):
+        # each a value with its 68 % interval, or refused with the reason
+        assert (fss[name]["value"] is None) == ("refused" in fss[name]), (name, fss[name])
+    assert [peak["size"] for peak in fss["peaks"]] == [3.2, 5.0]
+    assert {"x_c", "beta_over_nu", "inverse_nu", "quality"} <= set(fss["collapse"])
+    assert fss["discontinuity"]["suspected"] in (True, False)
+    assert len(fss["discontinuity"]["binder_dip"]) == 2
+    assert fss["bootstrap"]["resamples"] == 20 and fss["verdict"]
     with xr.open_dataset(results / "noise" / "critical.nc") as fits:
         assert fits["eta_c"].dims == ("N",)
-    # the fits per N are compared with the susceptibility maxima of the same sizes
-    comparison = fss["fits_against_peaks"]
+        fitted = fits["eta_c"].values
+    # the single-size effective fits per N are compared with the susceptibility maxima of the
+    # same sizes (L on N)
+    comparison = fss["effective_fits_against_peaks"]
     assert comparison["verdict"] in ("agree", "disagree"), comparison["text"]
+    assert comparison["sizes"] == [3.2, 5.0]
     with xr.open_dataset(results / "noise" / "fss.nc") as scaling:
-        assert scaling["eta_c_fit"].dims == scaling["eta_c_chi"].dims == ("N",)
+        assert scaling["effective_x_c"].dims == scaling["peak_location"].dims == ("size",)
+        np.testing.assert_array_equal(scaling["size"].values, [3.2, 5.0])
+        np.testing.assert_allclose(scaling["effective_x_c"].values, fitted)
+        assert scaling["fit_peak_z"].dims == ("size",)
         assert scaling.attrs["fit_peak_verdict"] == comparison["verdict"]
+        assert scaling.attrs["verdict"] == fss["verdict"]
     for name in ("fig1", "fig2a", "fig2b", "fig3a", "binder", "collapse", "fss_critical",
                  "distribution"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
@@ -261,7 +282,8 @@ def test_changing_a_fit_option_reruns_only_the_analysis_and_its_figures(finished
     config = yaml.safe_load(config_path.read_text())
     drawn = [name for name, figure in config["figures"].items()
              if figure.get("study") == "noise" and figure["kind"] in
-             ("critical_loglog", "collapse", "fss_critical", "distribution")]
+             ("critical_loglog", "collapse", "fss_critical", "distribution", "fss_curves",
+              "fss_scaling")]
     assert planned_jobs(snakemake, workdir, changed) == {
         "all": 1, "fit_critical": 1, "fss": 1, "figure": len(drawn)}
 
@@ -323,8 +345,27 @@ def test_plugin_models_run_through_every_stage(plugin_run):
     assert {"K_c", "beta"} <= set(fit) and fit["status"] in ("converged", "cycle")
     verdicts = json.loads((results / "phases_oat" / "sensitivity.json").read_text())["claims"]
     assert [claim["verdict"] for claim in verdicts] == ["holds", "holds"]
+    # the exactly solved 2-D Ising model through the finite-size scaling stage, each size on
+    # its own grid (a nested sweep axis): the exact T_c and gamma/nu within 3 half-widths of
+    # the estimates, and T_c located to better than 0.05
+    with xr.open_dataset(results / "ising_fss" / "summary.nc") as summary:
+        assert summary["magnetization_mean"].dims == ("L_T", "replicate")
+        assert summary.sizes["L_T"] == 30
+    ising = json.loads((results / "ising_fss" / "fss.json").read_text(),
+                       parse_constant=_no_bare_nan)
+    assert ising["sizes"] == [12.0, 16.0, 24.0] and ising["replicates"] == 4
+    # the exact T_c within 3 half-widths of an interval narrower than 2 % of it; the
+    # exponents within 3 half-widths or 0.1 (corrections to scaling at these small sizes
+    # bias gamma/nu low by a few hundredths; a chi with the wrong power of L is 1 off)
+    t_c = 2.0 / math.log(1.0 + math.sqrt(2.0))
+    low, high = ising["x_c"]["ci"]
+    assert abs(ising["x_c"]["value"] - t_c) < 1.5 * (high - low) < 0.02 * t_c, ising["x_c"]
+    for name, value in {"nu": 1.0, "beta_over_nu": 0.125, "gamma_over_nu": 1.75}.items():
+        low, high = ising[name]["ci"]
+        assert abs(ising[name]["value"] - value) < max(1.5 * (high - low), 0.1), ising[name]
     for name in ("energy", "energy_series", "coherence", "phase_snapshots", "phases_loglog",
-                 "phases_oat"):
+                 "phases_oat", "ising_curves", "ising_scaling", "ising_critical",
+                 "ising_collapse"):
         assert (results / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert (results / "figures" / "oscillator_movie.gif").read_bytes()[:3] == b"GIF"
 

@@ -50,9 +50,8 @@ n_points                points in the fitting window
 window_low/high         control range of the window
 used                    1 where a point entered the fit (control dimension)
 short                   1 where the point's runs hold fewer than 50 independent samples
-quotable                1 where the numbers can be quoted (:func:`quotability`; the JSON's
-                        ``verdict`` says why not)
-reason_<tag>            1 where that reason applies (``misfit``, ``halves``, ``wide``)
+limit_<tag>             1 where that limit applies (:func:`limitations`: ``misfit``,
+                        ``halves``, ``wide``, ``rounded``, ``bound``, ``refits``)
 ======================  ==============================================================
 
 Curves that cannot be fitted are listed in the JSON (``failed``, with the reason); their
@@ -71,14 +70,22 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import xarray as xr
 from scipy import optimize, stats
 
+from flocklab.analysis.reading import (
+    CriticalFitError,
+    control_declaration,
+    observable_name,
+    observable_symbol,
+    with_replicate_means,
+)
+from flocklab.analysis.resampling import bootstrap, percentile_interval
 from flocklab.analysis.rounded import (
     AGREEMENT_Z,
     MISFIT_LEVEL,
@@ -87,14 +94,8 @@ from flocklab.analysis.rounded import (
     calibrated_fit,
     split_half,
 )
-from flocklab.analysis.timeseries import replicate_average
 from flocklab.core.model import CriticalControl
-from flocklab.core.parameters import ParameterError
 from flocklab.core.provenance import netcdf_attrs
-from flocklab.core.registry import get_model
-
-if TYPE_CHECKING:  # pragma: no cover
-    from flocklab.core.model import Model
 
 #: Smallest per-point error used in weighted fits (a point with zero error would get infinite
 #: weight, e.g. v_a = 1 exactly at eta = 0).
@@ -106,8 +107,6 @@ SCAN_FACTORS = (0.5, 2**-0.5, 1.0, 2**0.5, 2.0)
 FIT_STATUSES = ("converged", "cycle")
 
 
-class CriticalFitError(ValueError):
-    """The data cannot support a fit (too few points, no transition in range)."""
 
 
 @dataclass(frozen=True)
@@ -364,212 +363,6 @@ def window_scan(x, v, err, side: str = "below", reduced_min: float = 0.02,
             rows.append({"reduced_max": width, "critical": None, "exponent": None,
                          "n_points": 0, "status": "failed", "note": str(error)})
     return rows
-
-
-def resample_seeds(rng: np.random.Generator, *arrays: np.ndarray) -> list[np.ndarray]:
-    """Resample the last (seed) axis with replacement, independently at every point.
-
-    One draw of seed indices is applied to all ``arrays`` (same shape), so moments of the
-    same runs stay together.
-    """
-    picks = rng.integers(0, arrays[0].shape[-1], size=arrays[0].shape)
-    return [np.take_along_axis(array, picks, axis=-1) for array in arrays]
-
-
-def bootstrap(samples: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
-              fallback_err: np.ndarray, resamples: int, rng: np.random.Generator
-              ) -> np.ndarray:
-    """Bootstrap over replicates.
-
-    Parameters
-    ----------
-    samples : ndarray, shape (n_points, n_seeds)
-        Per-replicate values (e.g. run means of v_a) at each point.
-    statistic : callable
-        ``statistic(mean, err) -> ndarray`` of estimates (raises CriticalFitError to skip).
-    fallback_err : ndarray, shape (n_points,)
-        Used with one seed: then the bootstrap is parametric, ``mean + N(0, err)``.
-    resamples : int
-    rng : numpy Generator
-
-    Returns
-    -------
-    ndarray, shape (successful resamples, n_estimates)
-    """
-    n_points, n_seeds = samples.shape
-    results = []
-    for _ in range(resamples):
-        if n_seeds >= 2:
-            (drawn,) = resample_seeds(rng, samples)
-            mean = drawn.mean(axis=1)
-            err = drawn.std(axis=1, ddof=1) / np.sqrt(n_seeds)
-            # a resample of identical seeds has zero spread: keep the original error there
-            err = np.where(err > 0, err, fallback_err)
-        else:
-            mean = samples[:, 0] + rng.normal(size=n_points) * fallback_err
-            err = fallback_err
-        try:
-            results.append(np.asarray(statistic(mean, err), float))
-        except CriticalFitError:
-            continue
-    if not results:
-        return np.empty((0, 0))
-    return np.array(results).reshape(len(results), -1)
-
-
-def percentile_interval(values: np.ndarray, level: float = 0.68) -> tuple[float, float]:
-    """Central ``level`` interval of bootstrap values (16th–84th percentile for 68 %)."""
-    if values.size == 0:
-        return (float("nan"), float("nan"))
-    tail = 50 * (1 - level)
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-# --------------------------------------------------------------------------- reading a summary
-
-#: Names of the replicate dimension: ``replicate`` (flocklab summaries), ``seed`` (older or
-#: foreign summaries).
-REPLICATE_DIMS = ("replicate", "seed")
-
-
-def summary_model(summary: xr.Dataset) -> Model | None:
-    """The registered model the summary names, or None (no ``model`` attribute, or a model
-    of another package that is not installed: the summary is then treated as foreign)."""
-    name = summary.attrs.get("model")
-    if not name or name == "none":
-        return None
-    try:
-        return get_model(str(name))
-    except ParameterError:
-        return None
-
-
-def control_declaration(summary: xr.Dataset, key: str, side: str | None = None,
-                        exponent: str | None = None, *, need_side: bool = True
-                        ) -> CriticalControl:
-    """The critical control ``key`` of the summary's model.
-
-    With a registered ``model`` attribute the model's declaration is used (``side`` and
-    ``exponent``, if given, must agree with it). Without one (a summary from another
-    simulator) the control is the coordinate ``key``, on the given ``side`` with exponent
-    ``exponent`` (default ``"exponent"``).
-
-    Raises
-    ------
-    ParameterError
-        A control the model does not declare, a disagreeing side or exponent, or no
-        registered model and no side (when ``need_side``).
-    """
-    if side is not None and side not in ("below", "above"):
-        raise ParameterError("side", f"side must be 'below' or 'above', got {side!r}")
-    model = summary_model(summary)
-    if model is not None:
-        declared = model.critical_control(key)
-        for option, given, value in (("side", side, declared.ordered_side),
-                                     ("exponent", exponent, declared.exponent)):
-            if given is not None and given != value:
-                raise ParameterError(option, f"model '{model.name}' declares {option} "
-                                             f"'{value}' for control '{key}', not '{given}'")
-        return declared
-    if side is None and need_side:
-        named = summary.attrs.get("model")
-        which = (f"names model '{named}', which is not registered" if named and named != "none"
-                 else "names no model")
-        raise ParameterError("side", f"the summary {which}: give the ordered side "
-                                     f"(--side below|above) and the exponent's name "
-                                     f"(--exponent NAME)")
-    return CriticalControl(key, key, side or "below", exponent or "exponent", key)
-
-
-def observable_name(summary: xr.Dataset, observable: str | None = None) -> str:
-    """``observable``, else the summary's ``primary_observable``, else the one ``<P>`` with a
-    per-replicate ``<P>_mean`` in the summary.
-
-    Raises
-    ------
-    CriticalFitError
-        If none is given or declared and the summary has no or several ``<P>_mean``.
-    """
-    if observable or summary.attrs.get("primary_observable"):
-        return str(observable or summary.attrs["primary_observable"])
-    candidates = sorted(str(name).removesuffix("_mean") for name in summary.data_vars
-                        if str(name).endswith("_mean"))
-    if len(candidates) != 1:
-        raise CriticalFitError(
-            f"the summary names no primary_observable and has {len(candidates)} per-replicate "
-            f"<P>_mean variables ({', '.join(candidates) or 'none'}): give the observable "
-            f"(--observable NAME)")
-    return candidates[0]
-
-
-def observable_symbol(summary: xr.Dataset, observable: str) -> str:
-    """LaTeX symbol of the observable from the model's declaration (its name otherwise)."""
-    model = summary_model(summary)
-    try:
-        symbol = model.observable(observable).symbol if model is not None else ""
-    except (KeyError, ValueError):
-        symbol = ""
-    return symbol or rf"\mathrm{{{observable}}}".replace("_", r"\_")
-
-
-def replicate_dimension(summary: xr.Dataset, variable: str) -> str:
-    """The replicate dimension (``replicate`` or ``seed``) of a per-run variable.
-
-    Raises
-    ------
-    CriticalFitError
-        No such variable, or it has neither dimension.
-    """
-    if variable not in summary:
-        raise CriticalFitError(f"summary has no per-replicate variable '{variable}'; "
-                               f"variables: {', '.join(map(str, summary.data_vars)) or 'none'}")
-    found = [dim for dim in REPLICATE_DIMS if dim in summary[variable].dims]
-    if not found:
-        raise CriticalFitError(f"'{variable}' has no replicate dimension "
-                               f"({' or '.join(REPLICATE_DIMS)}); dimensions: "
-                               f"{', '.join(map(str, summary[variable].dims)) or 'none'}")
-    return found[0]
-
-
-def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Dataset, str]:
-    r"""The summary with ``replicate_<P>`` and ``replicate_<P>_err``, and its replicate dim.
-
-    Where they are absent they are computed from the per-replicate ``<P>_mean`` (and
-    ``<P>_sem``, used with one replicate) by
-    :func:`flocklab.analysis.timeseries.replicate_average`: mean over the :math:`k`
-    replicates, :math:`\bar P = \frac1k\sum_r P_r`, with the jackknife error over seeds
-    (= the standard error across seeds, :math:`s/\sqrt k`).
-
-    Raises
-    ------
-    CriticalFitError
-        No ``<P>_mean`` with a replicate dimension, or one replicate and no ``<P>_sem``.
-    """
-    mean_name, sem_name = f"{observable}_mean", f"{observable}_sem"
-    dim = replicate_dimension(summary, mean_name)
-    targets = (f"replicate_{observable}", f"replicate_{observable}_err")
-    if all(name in summary for name in targets):
-        return summary, dim
-    m1 = summary[mean_name]
-    count = summary.sizes[dim]
-    if sem_name not in summary and count < 2:
-        raise CriticalFitError(f"one replicate and no '{sem_name}': the points have no "
-                               f"standard error")
-    sem = summary[sem_name].broadcast_like(m1) if sem_name in summary else xr.full_like(
-        m1, np.nan, dtype=float)
-    axis = m1.dims.index(dim)
-    missing = np.full(m1.shape, np.nan)
-    averaged = replicate_average(m1.values, missing, missing, sem.transpose(*m1.dims).values,
-                                 missing, missing, np.nan, axis=axis, observable=observable)
-    dims = [d for d in m1.dims if d != dim]
-    summary = summary.copy()
-    summary[targets[0]] = (dims, averaged[observable],
-                           {"long_name": f"{observable} averaged over replicates"})
-    summary[targets[1]] = (dims, averaged[f"{observable}_err"],
-                           {"long_name": f"standard error of replicate_{observable} "
-                                         f"(across seeds; the run's sem with one seed)"})
-    return summary, dim
 
 
 # --------------------------------------------------------------------------- fitting a summary
@@ -923,10 +716,12 @@ def _record(labels: Mapping[str, Any], result: Mapping[str, Any], declared: Crit
         "power_law": {**_power_law_record(result["power_law"], names),
                       "reduced_min": reduced_min, "reduced_max": reduced_max,
                       "resamples": resamples, "seed": seed, "rule": WINDOW_RULE},
-    } | quotability(fit.chi2_per_dof, fit.n_points - 5,
+        "failed_refits": calibrated["failed_refits"], "at_bounds": calibrated["at_bounds"],
+    } | limitations(fit.chi2_per_dof, fit.n_points - 5,
                     {name: calibrated[key] for key, name in names.items()}, split,
                     _beyond_rounding(x[fit.used], fit.critical, float(fit.params[3]),
-                                     declared.ordered_side))
+                                     declared.ordered_side),
+                    calibrated["at_bounds"], calibrated["failed_refits"])
 
 
 def _beyond_rounding(x: np.ndarray, critical: float, width: float, side: str) -> int:
@@ -934,11 +729,13 @@ def _beyond_rounding(x: np.ndarray, critical: float, width: float, side: str) ->
     return int(np.sum(reduced_distance(x, critical, side) > UNROUNDED_WIDTHS * width))
 
 
-#: Why a fit is not quotable (:func:`quotability`), as netCDF flags ``reason_<tag>``.
-REASONS = {"misfit": "the rounded law misfits (chi-square rejects it at 1 %)",
-           "halves": "the two halves of the replicates disagree or cannot be fitted",
-           "wide": "an interval is wider than half its value",
-           "rounded": "too few points beyond the rounding to measure the exponent"}
+#: What limits a single-size fit (:func:`limitations`), as netCDF flags ``limit_<tag>``.
+LIMITS = {"misfit": "the rounded law misfits (chi-square rejects it at 1 %)",
+          "halves": "the two halves of the replicates disagree or cannot be fitted",
+          "wide": "an interval is wider than half its value",
+          "rounded": "too few points beyond the rounding to measure the exponent",
+          "bound": "a parameter ended at a bound of the fit",
+          "refits": "jackknife or window refits failed (the interval rests on fewer)"}
 #: The power law is measured by window points beyond this many rounding widths on the
 #: ordered side (s > 2 w: outside the Gaussian spread of pseudo-critical points) ...
 UNROUNDED_WIDTHS = 2.0
@@ -948,49 +745,37 @@ UNROUNDED_POINTS = 3
 #: the value.
 WIDE_INTERVAL = 0.5
 
+#: How every single-size fit is introduced: its numbers are effective values at that size.
+EFFECTIVE = ("effective values at this size (the fitted x_c is a shape parameter of the "
+             "finite-size curve, not the critical point; finite-size scaling measures that)")
 
-def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[str, Any]],
-                split: Mapping[str, Any], beyond_rounding: int = UNROUNDED_POINTS
+
+def limitations(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[str, Any]],
+                split: Mapping[str, Any], beyond_rounding: int = UNROUNDED_POINTS,
+                at_bounds: Sequence[str] = (), failed_refits: Mapping[str, int] | None = None
                 ) -> dict[str, Any]:
-    r"""Whether a fit's numbers can be quoted, and if not, why.
+    r"""What limits a single-size fit's effective values, as tags and one sentence.
 
-    A fit is quotable when (i) its χ² does not reject the rounded law at the 1 % level
-    (:data:`flocklab.analysis.rounded.MISFIT_LEVEL`; a rejected model's interval is
-    scaled by :math:`S = \sqrt{\chi^2/\nu}` and honest, but it measures the misfit, not
-    the quantity), (ii) both halves of the replicates could be fitted and agree on every
-    quantity (z :math:`\le` 2), (iii) no interval's half-width exceeds
-    :data:`WIDE_INTERVAL` of its value, and (iv) at least :data:`UNROUNDED_POINTS` window
-    points lie on the ordered side beyond the rounding, :math:`s > 2w`: closer to
-    :math:`x_c` the Gaussian spread of pseudo-critical points shapes the curve, and a fit
-    with no points beyond it sets the exponent from the rounding (a small exponent with a
-    wide spread describes a smooth step as well as a power law).
-
-    Parameters
-    ----------
-    chi2_per_dof : float
-        Reduced χ² of the fit.
-    dof : int
-        Its degrees of freedom (points in the window − 5).
-    estimates : mapping
-        Per quantity (e.g. ``eta_c``, ``beta``): ``value`` and ``ci``.
-    split : mapping
-        The record's ``split_half`` entry (``error``, or per quantity ``z`` and ``agree``).
-    beyond_rounding : int
-        Window points on the ordered side with :math:`s > 2w`.
+    (i) ``misfit``: its χ² rejects the rounded law at the 1 % level
+    (:data:`flocklab.analysis.rounded.MISFIT_LEVEL`; the interval, scaled by
+    :math:`S = \sqrt{\chi^2/\nu}`, then measures the misfit); (ii) ``halves``: a half of the
+    replicates cannot be fitted or the halves disagree (z > 2); (iii) ``wide``: a half-width
+    exceeds :data:`WIDE_INTERVAL` of its value; (iv) ``rounded``: fewer than
+    :data:`UNROUNDED_POINTS` window points lie on the ordered side beyond :math:`s > 2w`,
+    so the exponent is set by the rounding; (v) ``bound``: a parameter ended at a bound;
+    (vi) ``refits``: jackknife or window refits failed.
 
     Returns
     -------
     dict
-        ``quotable`` (bool), ``reasons`` (short tags: ``misfit``, ``halves``, ``wide``,
-        ``rounded``) and
-        ``verdict`` (one sentence with the numbers).
+        ``limits`` (tags), ``verdict`` (one sentence: :data:`EFFECTIVE`, then the limits).
 
     Examples
     --------
-    >>> q = quotability(1.1, 12, {"beta": {"value": 0.4, "ci": [0.35, 0.45]}},
+    >>> q = limitations(1.1, 12, {"beta": {"value": 0.4, "ci": [0.35, 0.45]}},
     ...                 {"beta": {"z": 0.5, "agree": True}})
-    >>> q["quotable"], q["verdict"]
-    (True, 'quotable: the rounded law fits, the halves agree, the intervals are narrow')
+    >>> q["limits"]
+    []
     """
     problems: dict[str, str] = {}
     dof = max(int(dof), 1)
@@ -998,17 +783,9 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
     if p_value < MISFIT_LEVEL:
         problems["misfit"] = (f"the rounded law misfits (chi2/dof = {chi2_per_dof:.2f} on "
                               f"{dof} degrees of freedom, p = {p_value:.1g})")
-    if "error" in split:
-        problems["halves"] = f"a half of the replicates cannot be fitted ({split['error']})"
-    else:
-        unfitted = [name for name in estimates if name in split and split[name]["z"] is None]
-        apart = [f"{name} (z = {split[name]['z']:.1f})" for name in estimates
-                 if name in split and split[name]["z"] is not None and not split[name]["agree"]]
-        texts = ([f"a half of the replicates gives no {', '.join(unfitted)}"] if unfitted
-                 else []) + ([f"the two halves of the replicates disagree on "
-                              f"{', '.join(apart)}"] if apart else [])
-        if texts:
-            problems["halves"] = "; ".join(texts)
+    halves = _halves_problem(estimates, split)
+    if halves:
+        problems["halves"] = halves
     wide = [name for name, entry in estimates.items()
             if (entry["ci"][1] - entry["ci"][0]) / 2 > WIDE_INTERVAL * abs(entry["value"])]
     if wide:
@@ -1018,11 +795,27 @@ def quotability(chi2_per_dof: float, dof: int, estimates: Mapping[str, Mapping[s
         problems["rounded"] = (f"{beyond_rounding} window point(s) on the ordered side beyond "
                                f"twice the rounding width (need {UNROUNDED_POINTS}): the "
                                f"exponent is set by the rounding, not measured")
-    if not problems:
-        return {"quotable": True, "reasons": [], "verdict": "quotable: the rounded law fits, "
-                "the halves agree, the intervals are narrow"}
-    return {"quotable": False, "reasons": list(problems),
-            "verdict": "not quotable: " + "; ".join(problems.values())}
+    if at_bounds:
+        problems["bound"] = f"{', '.join(at_bounds)} ended at a bound of the fit"
+    failed = {k: v for k, v in (failed_refits or {}).items() if v}
+    if failed:
+        problems["refits"] = ("failed refits: " + ", ".join(f"{v} {k}" for k, v in
+                                                            failed.items()))
+    verdict = EFFECTIVE + ("; limits: " + "; ".join(problems.values()) if problems else "")
+    return {"limits": list(problems), "verdict": verdict}
+
+
+def _halves_problem(estimates: Mapping[str, Any], split: Mapping[str, Any]) -> str:
+    """Why the split halves limit a fit ('' where they agree)."""
+    if "error" in split:
+        return f"a half of the replicates cannot be fitted ({split['error']})"
+    unfitted = [name for name in estimates if name in split and split[name]["z"] is None]
+    apart = [f"{name} (z = {split[name]['z']:.1f})" for name in estimates
+             if name in split and split[name]["z"] is not None and not split[name]["agree"]]
+    texts = ([f"a half of the replicates gives no {', '.join(unfitted)}"] if unfitted
+             else []) + ([f"the two halves of the replicates disagree on "
+                          f"{', '.join(apart)}"] if apart else [])
+    return "; ".join(texts)
 
 
 def _fit_values(record: Mapping[str, Any], critical_name: str, exponent: str
@@ -1043,8 +836,7 @@ def _fit_values(record: Mapping[str, Any], critical_name: str, exponent: str
         values[f"{name}_halves_agree"] = np.nan if agree is None else float(agree)
     values.update({key: record[key] for key in ("amplitude", "rounding_width", "floor",
                                                "chi2_per_dof", "n_points")})
-    values["quotable"] = float(record["quotable"])
-    values.update({f"reason_{tag}": float(tag in record["reasons"]) for tag in REASONS})
+    values.update({f"limit_{tag}": float(tag in record["limits"]) for tag in LIMITS})
     values.update(window_low=record["window"]["low"], window_high=record["window"]["high"])
     return values
 
@@ -1092,9 +884,8 @@ def _critical_dataset(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
             "reduced width w of the Gaussian rounding", "floor": "finite-size floor f",
             "chi2_per_dof": "reduced chi-square", "n_points": "points in the window",
             "window_low": "smallest control value used", "window_high":
-            "largest control value used", "quotable": "1 where the fit's numbers can be "
-            "quoted (fits, halves agree, narrow intervals; critical.json: verdict)",
-            **{f"reason_{tag}": f"1 where {text}" for tag, text in REASONS.items()}}
+            "largest control value used",
+            **{f"limit_{tag}": f"1 where {text}" for tag, text in LIMITS.items()}}
     data_vars = {name: (label_dims, values, {"long_name": _long_name(name, base)})
                  for name, values in arrays.items()}
     data_vars["used"] = ([*label_dims, control_dim], masks["used"],

@@ -26,10 +26,12 @@ logistic-smeared synthetic curves it puts :math:`x_c` too far on the ordered sid
 :math:`\hat\theta \pm h`, :math:`h = \max(t_{k-1}\,\sigma_J,\ \sigma_W)`:
 
 * :math:`\sigma_J`, the delete-one jackknife over the :math:`k` replicates (leave seed
-  :math:`r` out at every point, refit from the full fit's parameters; Efron & Tibshirani
-  1993, ch. 11), :math:`\sigma_J^2 = \frac{k-1}{k}\sum_r (\hat\theta_{(r)} -
-  \bar\theta)^2`. Replicates are independent runs, so correlated noise within a run
-  enters only through the replicate means: no autocorrelation model is needed;
+  :math:`r` out at every point, refit from every start of the full fit and from its
+  optimum, :func:`refit`; Efron & Tibshirani 1993, ch. 11; refits that fail are
+  counted in ``failed_refits``, never dropped silently),
+  :math:`\sigma_J^2 = \frac{k-1}{k}\sum_r (\hat\theta_{(r)} - \bar\theta)^2`.
+  Replicates are independent runs, so correlated noise within a run enters only through
+  the replicate means: no autocorrelation model is needed;
 * :math:`t_{k-1}` = the 84th percentile of Student's t with :math:`k - 1` degrees of
   freedom, for the few replicates a study has (1.32 for 3, 1.11 for 6);
 * :math:`\sigma_W`, half the range of :math:`\hat\theta` over the admissible windows
@@ -89,6 +91,9 @@ ERROR_FLOOR = 1e-6
 #: Agreement of two split halves: |difference| within this many combined half-widths.
 AGREEMENT_Z = 2.0
 LEVEL = 0.68
+#: Bounds of the exponent e and the reduced rounding width w in the fit.
+EXPONENT_BOUNDS = (0.02, 3.0)
+WIDTH_BOUNDS = (1e-3, 1.0)
 
 
 class RoundedFitError(ValueError):
@@ -118,6 +123,17 @@ class RoundedFit:
     @property
     def n_points(self) -> int:
         return int(self.used.sum())
+
+    @property
+    def at_bounds(self) -> list[str]:
+        """Names of the parameters that ended at a bound of the fit (:data:`EXPONENT_BOUNDS`,
+        :data:`WIDTH_BOUNDS`): an estimate stuck there is the bound, not a measurement."""
+        names = []
+        for name, value, (low, high) in (("exponent", self.params[2], EXPONENT_BOUNDS),
+                                         ("rounding_width", self.params[3], WIDTH_BOUNDS)):
+            if min(value - low, high - value) <= 1e-3 * (high - low):
+                names.append(name)
+        return names
 
 
 def reduced(x: np.ndarray, critical: float, side: str) -> np.ndarray:
@@ -255,7 +271,8 @@ def fit_rounded(x: Sequence[float], v: Sequence[float], err: Sequence[float],
         return _best_of_starts(x, v, err, side, reduced_max, max_iterations, rounding,
                                _starts(xs, vs, side))
     params = np.asarray(start, float)
-    bounds = ([0.0, xs[0], 0.02, 1e-3, 0.0], [np.inf, xs[-1], 3.0, 1.0, max(vs.max(), 1e-3)])
+    bounds = ([0.0, xs[0], EXPONENT_BOUNDS[0], WIDTH_BOUNDS[0], 0.0],
+              [np.inf, xs[-1], EXPONENT_BOUNDS[1], WIDTH_BOUNDS[1], max(vs.max(), 1e-3)])
     used = np.zeros(xs.size, bool)
     for iteration in range(1, max_iterations + 1):  # noqa: B007 (reported after the loop)
         window = np.abs(reduced(xs, params[1], side)) <= reduced_max
@@ -373,31 +390,53 @@ def calibrated_fit(x: np.ndarray, samples: np.ndarray, sems: np.ndarray, side: s
     mean, err = point_errors(samples, sems, independent)
     fit = fit_rounded(x, mean, err, side, reduced_max)
     k = samples.shape[1]
-    jack = []
+    jack, failed = [], {"jackknife": 0, "windows": 0}
     for r in range(k if k > 1 else 0):
         keep = np.arange(k) != r
         sub = independent[:, keep] if independent is not None else None
         m, e = point_errors(samples[:, keep], sems[:, keep], sub)
         try:
-            jack.append(fit_rounded(x, m, e, side, reduced_max, start=fit.params).params[1:3])
+            jack.append(refit(x, m, e, side, reduced_max, fit).params[1:3])
         except RoundedFitError:
-            continue
+            failed["jackknife"] += 1
     windows = [(reduced_max, fit.critical, fit.exponent)]
     for factor in WINDOW_FACTORS:
         if factor != 1.0:
             try:
-                other = fit_rounded(x, mean, err, side, reduced_max * factor, start=fit.params)
+                other = refit(x, mean, err, side, reduced_max * factor, fit)
                 windows.append((reduced_max * factor, other.critical, other.exponent))
             except RoundedFitError:
-                continue
+                failed["windows"] += 1
     jack_arr, win_arr = np.array(jack).reshape(-1, 2), np.array(sorted(windows))
     result = {"fit": fit, "jackknife": jack_arr, "windows": win_arr, "replicates": k,
-              "mean": mean, "err": err}
+              "mean": mean, "err": err, "failed_refits": failed, "at_bounds": fit.at_bounds}
     scale = misfit_scale(fit.chi2_per_dof, fit.n_points - 5)
     for j, name in ((0, "critical"), (1, "exponent")):
         result[name] = interval_entry(fit.params[1 + j], jack_arr[:, j], win_arr[:, 1 + j], k,
                                       _covariance_error(fit, x, mean, err, 1 + j), scale)
     return result
+
+
+def refit(x: np.ndarray, mean: np.ndarray, err: np.ndarray, side: str, reduced_max: float,
+          previous: RoundedFit) -> RoundedFit:
+    """A jackknife or window refit, from every start the full fit had (the data's starts and
+    both widths) and from the full fit's optimum; the smallest χ²/dof wins. Starting only at
+    the full optimum would keep every refit in its basin and understate the spread.
+
+    Raises
+    ------
+    RoundedFitError
+        No start converges.
+    """
+    fits = []
+    for start in (None, previous.params):
+        try:
+            fits.append(fit_rounded(x, mean, err, side, reduced_max, start=start))
+        except RoundedFitError as error:
+            last = error
+    if not fits:
+        raise last
+    return min(fits, key=lambda fit: fit.chi2_per_dof)
 
 
 def _covariance_error(fit: RoundedFit, x: np.ndarray, mean: np.ndarray, err: np.ndarray,

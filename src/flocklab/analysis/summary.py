@@ -324,7 +324,7 @@ def study_grid(study: Mapping[str, Any]) -> tuple[list[str], tuple[int, ...], di
         return ["point"], (len(labels),), {"point": ("point", np.asarray(labels, dtype=str),
                                                      {"long_name": "design point label"})}
     dims = [axis["dim"] for axis in study["axes"]]
-    shape = tuple(len(axis["coords"][axis["dim"]]) for axis in study["axes"])
+    shape = tuple(len(next(iter(axis["coords"].values()))) for axis in study["axes"])
     coords = {name: (axis["dim"], np.asarray(values), {"long_name": name})
               for axis in study["axes"] for name, values in axis["coords"].items()}
     return dims, shape, coords

@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|task|metrics|fit|params|run|init|check-config``.
+"""Command line: ``flocklab simulate|task|metrics|fit|fss|params|run|init|check-config``.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -25,6 +25,7 @@ from typing import Any
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
 from flocklab.cli.dragon import add_dragon_parser
 from flocklab.cli.explore import add_explore_parser, run_explore
+from flocklab.cli.fss import add_fss_parser
 from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
 from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
@@ -191,6 +192,7 @@ def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     add_task_parser(commands, model or None if model != "" else None, _add_parameter)
     _add_metrics_parser(commands)
     _add_fit_parser(commands)
+    add_fss_parser(commands, _netcdf_file)
     add_dragon_parser(commands, _add_parameter)
     add_springs_parsers(commands, _add_parameter)
     add_explore_parser(commands)
@@ -287,16 +289,17 @@ def _simulate(args: argparse.Namespace) -> None:
 
 
 def _fit_headline(fit: dict[str, Any]) -> str:
-    """``"N=40: eta_c = 3.74, beta = 0.299 (not quotable: misfit)"``: a fit's curve (the
+    """``"N=40: eta_c = 3.74, beta = 0.299 (effective; limits: misfit)"``: a fit's curve (the
     keys before ``control``), critical value, exponent and whether they can be quoted."""
     keys = list(fit)
     curve = keys[:keys.index("control")] if "control" in keys else []
     where = ", ".join(f"{key}={fit[key]}" for key in curve)
     values = [f"{key} = {value['value']:.4g}" for key, value in fit.items()
               if isinstance(value, dict) and isinstance(value.get("value"), int | float)]
-    quotable = "" if "quotable" not in fit else (
-        " (quotable)" if fit["quotable"] else f" (not quotable: {', '.join(fit['reasons'])})")
-    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}{quotable}"
+    limits = "" if "limits" not in fit else (
+        " (effective)" if not fit["limits"] else
+        f" (effective; limits: {', '.join(fit['limits'])})")
+    return f"{where + ': ' if where else ''}{', '.join(values) or 'no fit'}{limits}"
 
 
 def _fit(args: argparse.Namespace) -> None:

@@ -113,12 +113,13 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
 
 def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
                 known: list[str], fixed: Mapping[str, Any]) -> list[Axis]:
-    """The sweep's axes: known, distinct parameters; values coerced; paired lists equal."""
+    """The sweep's axes: known, distinct parameters; values coerced; paired lists equal; a
+    nested parameter (``{each: [...]}``) expanded to its (entry, value) points."""
     axes = []
     seen: set[str] = set()
     derived = [factor.name for factor in model.derived_factors]
     for number, raw_axis in enumerate(raw_axes):
-        coords = {}
+        coords, nested = {}, None
         for key, spec in raw_axis.items():
             axis_key = f"{where}.sweep[{number}].{key}"
             if key not in known and key not in derived:
@@ -129,18 +130,55 @@ def _build_axes(where: str, raw_axes: list[Mapping[str, Any]], model: Any,
                 raise ConfigError(f"config key '{axis_key}': '{target}' is set more than once "
                                   f"(in params or another sweep axis)")
             seen |= {key, target}
-            coords[key] = (_axis_values(axis_key, spec, model.spec(key)) if key in known
-                           else _factor_values(axis_key, spec))
-        lengths = {key: len(values) for key, values in coords.items()}
-        if len(set(lengths.values())) > 1:
-            raise ConfigError(f"config key '{where}.sweep[{number}]': paired parameters need "
-                              f"value lists of equal length, got {lengths}")
+            if isinstance(spec, Mapping) and "each" in spec:
+                if nested is not None:
+                    raise ConfigError(f"config key '{axis_key}': one parameter of an axis "
+                                      f"may be nested ('{nested}' is already)")
+                nested = key
+            coords[key] = _spec_values(axis_key, spec, model, key in known)
+        axes.append(_axis(f"{where}.sweep[{number}]", coords, nested))
+    return axes
+
+
+def _spec_values(axis_key: str, spec: Any, model: Any, parameter: bool) -> list[Any]:
+    """Values of one swept name: a list or range, or for ``{each: [...]}`` one list per
+    entry of the axis's other names."""
+    def one(key: str, values: Any) -> list[Any]:
+        return (_axis_values(key, values, model.spec(axis_key.rpartition(".")[2]))
+                if parameter else _factor_values(key, values))
+
+    if isinstance(spec, Mapping) and "each" in spec:
+        return [one(f"{axis_key}.each[{k}]", values) for k, values in enumerate(spec["each"])]
+    return one(axis_key, spec)
+
+
+def _axis(axis_key: str, coords: dict[str, list], nested: str | None) -> Axis:
+    """An :class:`Axis` from its names' values; with a nested name, every entry of the
+    paired names is repeated once per value of its list (dimension ``<first>_<nested>``)."""
+    outer = {key: values for key, values in coords.items() if key != nested}
+    lengths = {key: len(values) for key, values in coords.items()}
+    if len(set(lengths.values())) > 1 or (nested is not None and not outer):
+        what = ("a nested parameter needs paired parameters with one list of values per "
+                "entry" if nested is not None and not outer else "paired parameters need "
+                "value lists of equal length")
+        raise ConfigError(f"config key '{axis_key}': {what}, got {lengths}")
+    if nested is None:
         dim = next(iter(coords))
         if len(set(coords[dim])) != len(coords[dim]):
-            raise ConfigError(f"config key '{where}.sweep[{number}].{dim}': values must be "
-                              f"distinct (it names the dimension)")
-        axes.append(Axis(dim, coords))
-    return axes
+            raise ConfigError(f"config key '{axis_key}.{dim}': values must be distinct (it "
+                              f"names the dimension)")
+        return Axis(dim, coords)
+    expanded: dict[str, list] = {key: [] for key in coords}
+    for entry, values in enumerate(coords[nested]):
+        for value in values:
+            for key in outer:
+                expanded[key].append(outer[key][entry])
+            expanded[nested].append(value)
+    rows = list(zip(*expanded.values(), strict=True))
+    if len(set(rows)) != len(rows):
+        raise ConfigError(f"config key '{axis_key}.{nested}': the values of each entry must "
+                          f"be distinct")
+    return Axis(f"{next(iter(outer))}_{nested}", expanded, nested=nested)
 
 
 def _axis_values(axis_key: str, spec: Any, parameter: Any) -> list[Any]:
@@ -236,6 +274,11 @@ def _check_control(key: str, model: Any, control: str, dim_of: Mapping[str, str]
     return dim_of[swept[0]]
 
 
+def study_axis(axes: list[Axis], dim: str) -> Axis:
+    """The axis whose dimension is ``dim``."""
+    return next(axis for axis in axes if axis.dim == dim)
+
+
 def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> None:
     """The critical and fss sections must name declared controls swept on their own axis."""
     dim_of = {name: axis.dim for axis in axes for name in axis.coords}
@@ -256,10 +299,24 @@ def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> Non
         key = f"{where}.fss"
         if settings["size"] not in dim_of:
             raise ConfigError(f"config key '{key}.size': '{settings['size']}' is not swept")
-        control_dim = _check_control(f"{key}.control", model, settings["control"], dim_of)
-        if control_dim == dim_of[settings["size"]]:
-            raise ConfigError(f"config key '{key}.control': '{settings['control']}' must be "
-                              f"swept on an axis of its own, not with the size")
+        _check_control(f"{key}.control", model, settings["control"], dim_of)
+        dims = [axis.dim for axis in axes]
+        for name in settings["select"]:
+            if name not in dims:
+                raise ConfigError(f"config key '{key}.select.{name}': not a swept dimension; "
+                                  f"allowed: {', '.join(dims)}")
+        starts = settings.get("starts")
+        if starts is not None and (starts not in dims or len(study_axis(axes, starts)) != 2):
+            raise ConfigError(f"config key '{key}.starts': '{starts}' must be a swept "
+                              f"dimension with two values (e.g. init: [aligned, random])")
+        sizes = {value for value in next(a for a in axes if settings["size"] in a.coords
+                                         ).coords[settings["size"]]}
+        if len(sizes) < 2:
+            raise ConfigError(f"config key '{key}.size': finite-size scaling needs at least "
+                              f"two values of '{settings['size']}', got {len(sizes)}")
+        if raw["replicates"] < 2:
+            raise ConfigError(f"config key '{where}.replicates': finite-size scaling resamples "
+                              f"the replicates; needs at least 2, got {raw['replicates']}")
 
 
 def _check_task(config: Mapping[str, Any], name: str) -> None:

@@ -77,13 +77,19 @@ def point_label(values: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Axis:
-    """One axis of a study grid: a dimension and its (possibly paired) coordinates."""
+    """One axis of a study grid: a dimension and its (possibly paired) coordinates.
+
+    A *nested* axis lists (entry, value) points: each entry of its paired parameters (e.g. a
+    size) with its own list of values of the ``nested`` one (e.g. the noise, refined around
+    that size's transition); its dimension ``<first>_<nested>`` is then not a coordinate.
+    """
 
     dim: str
     coords: dict[str, list]
+    nested: str | None = None
 
     def __len__(self) -> int:
-        return len(self.coords[self.dim])
+        return len(next(iter(self.coords.values())))
 
 
 @dataclass(frozen=True)

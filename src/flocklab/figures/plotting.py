@@ -15,7 +15,8 @@ the models' declarations (:mod:`flocklab.figures.labels`). The figure kinds
   (:func:`draw_power_lines`), e.g. a stability boundary;
 * :func:`series_figure` — observables of runs against time (or against another observable);
 * :func:`animate_run` — an animation of a run's frames;
-* the analysis figures: critical fits, finite-size scaling, sensitivity indices.
+* the analysis figures: single-size effective fits, sensitivity indices, and the
+  finite-size scaling figures of :mod:`flocklab.figures.fss_plots`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ from flocklab.analysis.rounded import SHORT_SAMPLES
 from flocklab.analysis.summary import flagged_points
 from flocklab.figures import labels, style
 from flocklab.figures.drawing import MIN_ASPECT, Drawing, drawing_of
+from flocklab.figures.fss_plots import (  # noqa: F401 (the figure kinds find them here)
+    collapse_figure,
+    distribution_figure,
+    fss_critical_figure,
+    fss_curves_figure,
+    fss_scaling_figure,
+)
 
 if TYPE_CHECKING:
     from flocklab.core.model import Model
@@ -588,16 +596,17 @@ def _curve_label(values: dict, model: Model | None) -> str:
     return ", ".join(_value_text(name, value, model) for name, value in values.items())
 
 
-#: Legend words of the reasons a fit is not quotable (flocklab.analysis.critical.REASONS).
-QUOTE_REASONS = {"misfit": "misfit", "halves": "halves disagree", "wide": "wide interval",
-                 "rounded": "rounding only"}
+#: Legend words of what limits a single-size fit (flocklab.analysis.critical.LIMITS).
+LIMIT_WORDS = {"misfit": "misfit", "halves": "halves disagree", "wide": "wide interval",
+               "rounded": "rounding only", "bound": "at a bound", "refits": "failed refits"}
 
 
 def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str = ""
                            ) -> plt.Figure:
     """ln P against ln s (reduced distance) with the fitted power law, as Vicsek et al.
-    (1995) Fig. 3; filled markers entered the fit, open ones did not. Control, side,
-    exponent and observable are read from ``critical``'s attributes."""
+    (1995) Fig. 3: the *effective* exponent of each size (the fitted x_c is a shape
+    parameter of that size's curve); filled markers entered the fit, open ones did not.
+    Control, side, exponent and observable are read from ``critical``'s attributes."""
     attrs = critical.attrs
     control, coordinate, exponent = attrs["control"], attrs["coordinate"], attrs["exponent"]
     side, observable = attrs["side"], attrs["observable"]
@@ -615,7 +624,7 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
         np.array(np.meshgrid(*[critical[d].values for d in label_dims],
                              indexing="ij")).reshape(len(label_dims), -1).T.tolist()]
     greek = {"beta": r"\beta", "delta": r"\delta", "nu": r"\nu", "gamma": r"\gamma"}
-    exponent_symbol = f"${greek.get(exponent, exponent)}$"
+    exponent_symbol = f"${greek.get(exponent, exponent)}_{{\\mathrm{{eff}}}}$"
     for number, selection in enumerate(combos):
         fit = critical.sel(selection) if selection else critical
         curve = summary.sel(selection) if selection else summary
@@ -646,24 +655,23 @@ def critical_loglog_figure(summary: xr.Dataset, critical: xr.Dataset, title: str
                else rf"({symbol} - {symbol}_c)/{symbol}_c")
     ax.set_xlabel(rf"reduced distance $\ln[{reduced}]$")
     ax.set_ylabel(rf"$\ln {p_symbol}$")
-    style.legend(fig, ax, title="68 % intervals")
+    style.legend(fig, ax, title="effective exponents, 68 % intervals")
     style.title(fig, title)
     return fig
 
 
 def _fit_legend_text(fit: xr.Dataset, exponent: str, exponent_symbol: str) -> str:
-    """``β = 0.49 [0.27, 0.70], halves 0.36/0.46; not quotable: misfit``: the exponent with
-    its interval, the two halves' estimates and why the fit is not quotable (if it is not)."""
+    """``β_eff = 0.49 [0.27, 0.70], halves 0.36/0.46; limits: misfit``: the effective
+    exponent with its interval, the two halves' estimates and what limits the fit."""
     slope = float(fit[exponent])
     low, high = float(fit[f"{exponent}_ci_low"]), float(fit[f"{exponent}_ci_high"])
     text = f"{exponent_symbol} = {slope:.2f} [{low:.2f}, {high:.2f}]"
     if f"{exponent}_half1" in fit and np.isfinite(float(fit[f"{exponent}_half1"])):
         text += (f", halves {float(fit[f'{exponent}_half1']):.2f}/"
                  f"{float(fit[f'{exponent}_half2']):.2f}")
-    if "quotable" in fit and not float(fit["quotable"]):
-        reasons = [QUOTE_REASONS[tag] for tag in QUOTE_REASONS
-                   if float(fit.get(f"reason_{tag}", 0))]
-        text += f"; not quotable: {', '.join(reasons)}"
+    limits = [LIMIT_WORDS[tag] for tag in LIMIT_WORDS if float(fit.get(f"limit_{tag}", 0))]
+    if limits:
+        text += f"; limits: {', '.join(limits)}"
     return text
 
 
@@ -681,128 +689,9 @@ def _fitted_curve(fit: xr.Dataset, critical: float, exponent: str, side: str,
                              float(fit["floor"]), side)
 
 
-def _fss_arrays(summary: xr.Dataset, fss: xr.Dataset):
-    """(size, control, symbol, observable symbol, sizes, x, P, P error) of an FSS result."""
-    attrs = fss.attrs
-    size, control, coordinate = attrs["size"], attrs["control"], attrs["coordinate"]
-    observable = attrs["observable"]
-    size_dim = summary[size].dims[0]
-    data = summary.transpose(size_dim, summary[coordinate].dims[0], ...)
-    return (size, control, attrs["symbol"], attrs["observable_symbol"],
-            data[size].values.astype(float), data[coordinate].values.astype(float),
-            data[f"replicate_{observable}"].values,
-            data[f"replicate_{observable}_err"].values)
-
-
 def _no_data(fig: plt.Figure, ax: plt.Axes, text: str, title: str) -> plt.Figure:
     ax.text(0.5, 0.5, style.wrap(text, 40), ha="center", va="center", transform=ax.transAxes)
     ax.set_axis_off()
-    style.title(fig, title)
-    return fig
-
-
-def collapse_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Data collapse P L^(beta/nu) against (x - x_c) L^(1/nu) with the fitted exponents."""
-    size, control, symbol, p_symbol, lengths, x, v, err = _fss_arrays(summary, fss)
-    fig, axes = style.new_figure(extra=(1.1, 0.0))
-    ax = axes[0, 0]
-    name = f"collapse_{control}_c"
-    if name not in fss:
-        return _no_data(fig, ax, "no collapse: the fit failed (see fss.json)", title)
-    critical = float(fss[name])
-    beta_over_nu = float(fss["collapse_beta_over_nu"])
-    inverse_nu = float(fss["collapse_inverse_nu"])
-    for number, length in enumerate(lengths):
-        scale = length**beta_over_nu
-        ax.errorbar((x - critical) * length**inverse_nu, v[number] * scale,
-                    yerr=err[number] * scale, marker=MARKERS[number % 5], markersize=3,
-                    linewidth=0.8, capsize=1.5, label=f"${size}$ = {length:g}")
-    ax.set_xlabel(rf"$({symbol} - {symbol}_c)\,{size}^{{1/\nu}}$")
-    ax.set_ylabel(rf"${p_symbol}\,{size}^{{\beta/\nu}}$")
-    style.panel_title(ax, rf"${symbol}_c$ = {critical:.3f}, $\beta/\nu$ = {beta_over_nu:.3f}, "
-                          rf"$1/\nu$ = {inverse_nu:.3f}")
-    style.legend(fig, ax)
-    style.title(fig, title)
-    return fig
-
-
-def fss_critical_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """x_c(L) from the susceptibility peak against L^(-1/nu), with the extrapolation."""
-    size, control, symbol, _, lengths, *_ = _fss_arrays(summary, fss)
-    inverse_nu = float(fss["inverse_nu"]) if "inverse_nu" in fss else (
-        float(fss["collapse_inverse_nu"]) if "collapse_inverse_nu" in fss else 1.0)
-    name = f"{control}_c_chi"
-    values = fss[name].values
-    low, high = fss[f"{name}_ci_low"].values, fss[f"{name}_ci_high"].values
-    fig, axes = style.new_figure(extra=(1.8, 0.0))
-    ax = axes[0, 0]
-    abscissa = lengths ** (-inverse_nu)
-    yerr = np.array([np.nan_to_num(values - low), np.nan_to_num(high - values)])
-    edge = fss["peak_at_edge"].values.astype(bool) if "peak_at_edge" in fss else \
-        np.zeros(values.size, bool)
-    ax.errorbar(abscissa[~edge], values[~edge], yerr=np.clip(yerr[:, ~edge], 0, None),
-                fmt="o", capsize=2, label=r"$\chi$ maximum (68 %)")
-    if edge.any():
-        ax.plot(abscissa[edge], values[edge], "o", mfc="none", color="C0",
-                label=r"largest $\chi$ at the range's end (no maximum)")
-    if f"{control}_c_fit" in fss.data_vars:
-        _draw_fitted_critical(ax, abscissa, fss, control)
-    if "binder_crossing" in fss and fss.sizes.get("size_pair", 0):
-        pair_sizes = np.sqrt(lengths[:-1] * lengths[1:])
-        ax.plot(pair_sizes ** (-inverse_nu), fss["binder_crossing"].values, "s", mfc="none",
-                label="Binder crossing of consecutive sizes")
-    if f"{control}_c_inf" in fss:
-        grid = np.linspace(0, abscissa.max() * 1.05, 50)
-        ax.plot(grid, float(fss[f"{control}_c_inf"]) + float(fss["extrapolation_amplitude"])
-                * grid, "-", label=rf"fit, ${symbol}_c(\infty)$ = "
-                f"{float(fss[f'{control}_c_inf']):.3f}")
-    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ ($1/\nu$ = {inverse_nu:.2f})")
-    ax.set_ylabel(rf"${symbol}_c({size})$")
-    style.legend(fig, ax)
-    style.title(fig, title)
-    return fig
-
-
-def _draw_fitted_critical(ax: Any, abscissa: np.ndarray, fss: xr.Dataset, control: str
-                          ) -> None:
-    """The rounded fits' x_c(L) with their 68 % intervals beside the χ maxima, and the
-    verdict of :func:`flocklab.analysis.fss.fits_against_peaks` as the panel title."""
-    name = f"{control}_c_fit"
-    values = fss[name].values
-    yerr = np.array([values - fss[f"{name}_ci_low"].values,
-                     fss[f"{name}_ci_high"].values - values])
-    ax.errorbar(abscissa, values, yerr=np.clip(np.nan_to_num(yerr), 0, None), fmt="D",
-                mfc="none", capsize=2, label="rounded fit (68 %)")
-    z = fss["fit_peak_z"].values
-    verdict = str(fss.attrs.get("fit_peak_verdict", ""))
-    if np.isfinite(z).any():
-        worst = float(np.nanmax(z))
-        text = {"agree": rf"fits and $\chi$ maxima agree (z ≤ {worst:.1f})",
-                "disagree": rf"fits and $\chi$ maxima DISAGREE (z up to {worst:.0f}): "
-                            "no single critical point"}.get(verdict, verdict)
-        style.panel_title(ax, text)
-
-
-def distribution_figure(summary: xr.Dataset, fss: xr.Dataset, title: str = "") -> plt.Figure:
-    """Histograms of P at the point nearest each size's susceptibility peak; a bimodal one
-    is marked "discontinuous?" in the legend (two peaks: no exponent should be quoted)."""
-    size, control, symbol, p_symbol, lengths, *_ = _fss_arrays(summary, fss)
-    fig, axes = style.new_figure(extra=(2.0, 0.0))
-    ax = axes[0, 0]
-    if "histogram_near_peak" not in fss:
-        return _no_data(fig, ax, f"no histogram: {p_symbol} has no declared range", title)
-    centres = fss["bin"].values
-    width = centres[1] - centres[0] if centres.size > 1 else 1.0
-    histograms = fss["histogram_near_peak"].values
-    peaks = fss[f"{control}_c_chi"].values
-    flags = fss["bimodal"].values
-    for number, length in enumerate(lengths):
-        mark = ", bimodal: discontinuous?" if flags[number] else ""
-        ax.step(centres, histograms[number] / width, where="mid",
-                label=f"${size}$ = {length:g}, ${symbol}$ ≈ {peaks[number]:.2f}{mark}")
-    ax.set_xlabel(rf"${p_symbol}$")
-    ax.set_ylabel("probability density")
-    style.legend(fig, ax, title=r"near the $\chi$ maximum")
     style.title(fig, title)
     return fig
 

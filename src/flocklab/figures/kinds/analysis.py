@@ -57,19 +57,53 @@ class AnalysisKind(StudyKind):
 
 
 class CriticalLogLog(AnalysisKind):
-    """The power-law fit of the transition on log-log axes (``critical.nc``)."""
+    """The single-size effective power-law fit on log-log axes (``critical.nc``)."""
 
     name = "critical_loglog"
-    description = ("ln v_a against the log reduced distance with the power-law fit (needs the "
-                   "study's critical section)")
+    description = ("ln v_a against the log reduced distance with the single-size effective fit "
+                   "(needs the study's critical section)")
     section, file, plot = "critical", "critical.nc", "critical_loglog_figure"
-    text = ("The model's order parameter :math:`P` against the reduced distance from the "
-            "fitted critical value, on log axes; filled points entered the fit (a power law "
-            "rounded by a Gaussian spread of the critical point, with a finite-size floor), "
-            "crosses mark points whose runs hold fewer than 50 independent samples "
-            "(down-weighted), lines are the fits; legend: the exponent with its calibrated "
-            "68 % interval (jackknife over seeds and window range) and the estimates from the "
-            "two halves of the seeds (results/<study>/critical.json).")
+    text = ("Vicsek et al.'s single-size procedure: the order parameter :math:`P` against the "
+            "reduced distance from the fitted value, on log axes, one fit per size. The fitted "
+            "value is a shape parameter of that size's curve and the exponent an *effective* "
+            "exponent at that size — neither is the critical point or a critical exponent "
+            "(those come from finite-size scaling). Filled points entered the fit (a power "
+            "law rounded by a Gaussian spread, with a finite-size floor), crosses mark points "
+            "whose runs hold fewer than 50 independent samples (down-weighted); legend: the "
+            "effective exponent with its 68 % interval (jackknife over seeds refitted from "
+            "every start, and window range), the two halves of the seeds, and what limits the "
+            "fit (results/<study>/critical.json).")
+
+
+class FssCurves(AnalysisKind):
+    """Order parameter, Binder cumulant and susceptibility per size (``fss.nc``)."""
+
+    name = "fss_curves"
+    description = ("order parameter, Binder cumulant and susceptibility per size on their grids "
+                   "(needs the study's fss section)")
+    section, file, plot = "fss", "fss.nc", "fss_curves_figure"
+    text = ("Order parameter :math:`\\langle|P|\\rangle`, Binder cumulant "
+            ":math:`U = 1 - \\langle P^4\\rangle/(3\\langle P^2\\rangle^2)` and "
+            "susceptibility :math:`\\chi = N(\\langle P^2\\rangle - "
+            "\\langle|P|\\rangle^2)` against the control, one line per size on its own "
+            "grid (errors: jackknife over replicates); the grey band is the critical value's "
+            "68 % interval from the extrapolated Binder crossings (crosses: the crossings "
+            "that count, where the curves differ by two standard errors on both sides), "
+            "x marks the susceptibility maxima (results/<study>/fss.json).")
+
+
+class FssScaling(AnalysisKind):
+    """The power laws in L behind the exponents (``fss.nc``)."""
+
+    name = "fss_scaling"
+    description = ("Binder slope at x_c, order parameter at x_c and chi maxima against L on "
+                   "log axes (needs the study's fss section)")
+    section, file, plot = "fss", "fss.nc", "fss_scaling_figure"
+    text = ("The three finite-size power laws: the Binder cumulant's slope at the critical "
+            "value (:math:`\\propto L^{1/\\nu}`), the order parameter there "
+            "(:math:`\\propto L^{-\\beta/\\nu}`) and the susceptibility maxima "
+            "(:math:`\\propto L^{\\gamma/\\nu}`), with 68 % bootstrap intervals over "
+            "replicates that rerun every estimator; lines: the least-squares power laws.")
 
 
 class Collapse(AnalysisKind):
@@ -79,33 +113,33 @@ class Collapse(AnalysisKind):
     description = "the finite-size data collapse (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "collapse_figure"
     text = ("Finite-size data collapse :math:`P L^{\\beta/\\nu}` against "
-            ":math:`(x - x_c) L^{1/\\nu}` at the parameters minimising the quality :math:`S` "
-            "of Houdayer and Hartmann (2004).")
+            ":math:`t L^{1/\\nu}`, :math:`t = (x - x_c)/x_c`, at the parameters minimising "
+            "the quality :math:`S` of Houdayer and Hartmann (2004) within the collapse "
+            "window (:math:`S \\approx 1`: a collapse within the errors).")
 
 
 class FssCritical(AnalysisKind):
-    """The size dependence of the critical value and its extrapolation (``fss.nc``)."""
+    """Pseudo-critical points against L^(-1/nu) (``fss.nc``)."""
 
     name = "fss_critical"
-    description = "x_c(L) against L^(-1/nu) (needs the study's fss section)"
+    description = "pseudo-critical points against L^(-1/nu) (needs the study's fss section)"
     section, file, plot = "fss", "fss.nc", "fss_critical_figure"
-    text = (":math:`x_c(L)` from the susceptibility maximum (68 % bootstrap bars) and the "
-            "Binder-cumulant crossings of consecutive sizes, against :math:`L^{-1/\\nu}`, "
-            "with the extrapolation :math:`x_c(L) = x_c(\\infty) + a L^{-1/\\nu}`; where "
-            "the study is also fitted, the rounded fits' :math:`x_c(L)` (open diamonds) and "
-            "whether they locate the same critical point as the maxima (panel title; "
-            "results/<study>/fss.json, ``fits_against_peaks``).")
+    text = ("Pseudo-critical points against :math:`L^{-1/\\nu}`: the susceptibility maxima "
+            "(68 % bootstrap bars), the Binder crossings of every size pair (at the pair's "
+            "geometric-mean size) and, where the study is also fitted one size at a time, "
+            "the single-size effective fits; the star is the critical value extrapolated "
+            "from the crossings (results/<study>/fss.json).")
 
 
 class Distribution(AnalysisKind):
     """Histograms of the primary observable near the transition (``fss.nc``)."""
 
     name = "distribution"
-    description = "v_a histograms near the transition (needs the study's fss section)"
+    description = "order-parameter histograms at each size's largest chi (needs fss)"
     section, file, plot = "fss", "fss.nc", "distribution_figure"
-    text = ("Distribution of the order parameter :math:`P` (pooled over seeds) at the control "
-            "value nearest each size's susceptibility maximum; two peaks signal a "
-            "discontinuous transition, marked in the legend.")
+    text = ("Distribution of the order parameter :math:`P` (pooled over replicates) at the "
+            "control value of each size's largest susceptibility; two interior peaks signal "
+            "a discontinuous transition, marked in the legend.")
 
 
 class SensitivityKind(StudyKind):
