@@ -56,16 +56,28 @@ def add_fss_parser(commands: argparse._SubParsersAction, netcdf_file: Any) -> No
     fss.set_defaults(handler=run_fss_command)
 
 
-def fss_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The analysis settings from the command line, checked (one line per mistake)."""
+def parse_select(items: list[str]) -> dict[str, Any]:
+    """``--select DIM=VALUE`` options as ``{DIM: VALUE}`` (values read as YAML scalars).
+
+    Raises
+    ------
+    ParameterError
+        An item without ``=`` or without a name.
+    """
     import yaml
 
     select = {}
-    for item in args.select:
+    for item in items:
         name, separator, value = item.partition("=")
         if not separator or not name:
             raise ParameterError("select", f"--select {item!r}: expected DIM=VALUE")
         select[name] = yaml.safe_load(value)
+    return select
+
+
+def fss_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The analysis settings from the command line, checked (one line per mistake)."""
+    select = parse_select(args.select)
     if args.resamples < 20:
         raise ParameterError("resamples", f"'--resamples' must be >= 20, got {args.resamples}")
     for option, value in (("dimension", args.dimension),

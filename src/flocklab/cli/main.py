@@ -25,7 +25,7 @@ from typing import Any
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
 from flocklab.cli.dragon import add_dragon_parser
 from flocklab.cli.explore import add_explore_parser, run_explore
-from flocklab.cli.fss import add_fss_parser
+from flocklab.cli.fss import add_fss_parser, parse_select
 from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
 from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
@@ -303,18 +303,11 @@ def _fit_headline(fit: dict[str, Any]) -> str:
 
 
 def _fit(args: argparse.Namespace) -> None:
-    import yaml
-
     from flocklab.analysis.critical import fit_critical_summary
     from flocklab.core.io import open_dataset, write_json, write_netcdf
     from flocklab.core.provenance import with_provenance
 
-    select = {}
-    for item in args.select:
-        name, separator, value = item.partition("=")
-        if not separator:
-            raise ParameterError("select", f"--select {item!r}: expected DIM=VALUE")
-        select[name] = yaml.safe_load(value)
+    select = parse_select(args.select)
     if not 0 <= args.reduced_min < args.reduced_max:
         raise ParameterError("reduced_min", "need 0 <= --reduced-min < --reduced-max")
     if args.bootstrap < 0:
