@@ -65,12 +65,14 @@ def _critical_band(ax: Any, fss: xr.Dataset) -> None:
 
 def fss_curves_figure(summary: xr.Dataset | None, fss: xr.Dataset, title: str = ""
                       ) -> plt.Figure:
-    """Order parameter, Binder cumulant and susceptibility per size (three panels)."""
+    """Order parameter, Binder cumulant and susceptibility per size (three panels), with the
+    analysis's verdict (the estimates, their intervals and what limits them) beneath."""
     refused = _refused(fss, title)
     if refused is not None:
         return refused
     symbol, size, p_symbol = _symbols(fss)
-    fig, axes = style.new_figure(1, 3, extra=(1.4, 0.0))
+    verdict = str(fss.attrs.get("verdict", ""))
+    fig, axes = style.new_figure(1, 3, extra=(1.4, 0.0), notes=[verdict] if verdict else ())
     names = (("order", rf"${p_symbol}$"), ("binder", "Binder cumulant $U$"),
              ("chi", r"susceptibility $\chi$"))
     for ax, (name, label) in zip(axes[0], names, strict=True):

@@ -106,7 +106,8 @@ def title(fig: Any, text: str) -> None:
 def panel_title(ax: Any, text: str) -> None:
     """A panel's title (e.g. ``"(a) N = 40"``), wrapped to the panel's width."""
     if text:
-        width = ax.get_position().width * ax.figure.get_figwidth()
+        root = ax.get_figure(root=True)  # the whole figure, also for a panel in a subfigure
+        width = ax.get_position().width * root.get_figwidth()
         ax.set_title(wrap(shorten(text), characters(max(width, 1.5))), fontsize=8)
 
 
