@@ -59,7 +59,7 @@ def window_grid(centre: float, sizes: Sequence[float], inverse_nu: float,
     list of list of float
         One grid per size, as a nested sweep takes it.
     """
-    return [[round(centre * (1.0 + s * size ** -inverse_nu), digits) for s in offsets]
+    return [[round(float(centre * (1.0 + s * size ** -inverse_nu)), digits) for s in offsets]
             for size in sizes]
 
 

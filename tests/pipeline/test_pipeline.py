@@ -380,3 +380,25 @@ def test_every_figure_passes_the_layout_check(finished, figure_layouts):
 def test_every_plugin_figure_passes_the_layout_check(plugin_run, figure_layouts, repo):
     problems = figure_layouts(plugin_run.parent, repo / "tests" / "plugins" / "config.yaml")
     assert problems and not {name: found for name, found in problems.items() if found}
+
+
+@pytest.mark.slow
+def test_ising_finite_size_scaling_at_sizes_up_to_64(tmp_path, snakemake):
+    """The exactly solved reference through the workflow at L = 16, 32, 64: the fss stage's
+    estimates lie within 3 half-widths of the exact values (one study, not a coverage count;
+    tests/analysis/test_fss_calibration.py counts coverage over 50 studies)."""
+    config = REPO / "tests" / "plugins" / "ising_large.yaml"
+    snakemake(tmp_path, "--configfile", str(config), "--cores", "2")
+    document = json.loads((tmp_path / "results" / "ising_large" / "fss.json").read_text(),
+                          parse_constant=_no_bare_nan)
+    exact = {"x_c": 2.0 / math.log(1.0 + math.sqrt(2.0)), "nu": 1.0, "beta_over_nu": 0.125,
+             "gamma_over_nu": 1.75}
+    for name, value in exact.items():
+        entry = document[name]
+        low, high = entry["ci"]
+        assert abs(entry["value"] - value) < 1.5 * (high - low), (name, entry)
+        assert entry["failed_resamples"] == 0
+    assert (document["x_c"]["ci"][1] - document["x_c"]["ci"][0]) / 2 < 0.01
+    assert not any(document["discontinuity"]["binder_dip"]), document["discontinuity"]
+    for name in ("ising_large_curves", "ising_large_scaling"):
+        assert (tmp_path / "results" / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"

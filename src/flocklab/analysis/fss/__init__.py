@@ -6,19 +6,17 @@ of a control :math:`x`, the critical point :math:`x_c` and the exponents :math:`
 residual, the Binder crossings, the susceptibility maxima, a data collapse and the drift of
 every estimate when the smallest size is dropped.
 
-=====================  ==================================================================
-module                 what
-=====================  ==================================================================
-:mod:`.data`           the summary's moments per size; curves χ, U from pooled moments
-:mod:`.local`          local quadratic fits: values, slopes, maxima, crossings
-:mod:`.estimate`       the estimators on one set of curves
-:mod:`.collapse`       the data collapse and its Houdayer–Hartmann quality
-:mod:`.analysis`       every estimator rerun on bootstrap resamples; drift
-:mod:`.flags`          Binder dip, bimodality, hysteresis
-:mod:`.report`         :func:`finite_size_scaling`: the JSON document and verdict
-:mod:`.dataset`        the same as a dataset (``fss.nc``)
-:mod:`.compare`        single-size effective fits against the χ maxima
-=====================  ==================================================================
+Modules of :mod:`flocklab.analysis.fss`:
+
+* ``data`` — the summary's moments per size; curves χ, U from pooled moments;
+* ``local`` — local quadratic fits: values, slopes, maxima, crossings;
+* ``estimate`` — the estimators on one set of curves;
+* ``collapse`` — the data collapse and its Houdayer–Hartmann quality;
+* ``analysis`` — every estimator rerun on bootstrap resamples; drift;
+* ``flags`` — Binder dip, bimodality, hysteresis;
+* ``report`` — :func:`finite_size_scaling`: the JSON document and verdict;
+* ``dataset`` — the same as a dataset (``fss.nc``);
+* ``compare`` — single-size effective fits against the χ maxima.
 
 The method is validated on models whose answers are known (the 2-D Ising and three-state
 Potts models, see the documentation's critical-exponents page), not on data drawn from its

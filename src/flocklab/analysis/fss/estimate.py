@@ -32,8 +32,8 @@ the control :math:`x`, :func:`estimate` computes, in this order:
    the quality :math:`S` of Houdayer and Hartmann minimised over
    :math:`(x_c, \beta/\nu, 1/\nu)` from the estimates above.
 
-Every estimator either gives a number or NaN with its reason; :mod:`.analysis` reruns
-:func:`estimate` on each bootstrap resample.
+Every estimator either gives a number or NaN with its reason;
+:mod:`flocklab.analysis.fss.analysis` reruns :func:`estimate` on each bootstrap resample.
 
 References
 ----------
@@ -228,7 +228,7 @@ def critical_from_crossings(lengths: np.ndarray, crossing: np.ndarray, inverse_n
 
 
 def binder_slopes(curves: Curves, at: float, points: int) -> np.ndarray:
-    """|dU/dx| at ``at`` per size (NaN where it cannot be fitted)."""
+    """:math:`|dU/dx|` at ``at`` per size (NaN where it cannot be fitted)."""
     fits = [fit_at(*curves.curve("binder", s), at, points) for s in range(curves.lengths.size)]
     return np.array([np.nan if fit is None else abs(fit.coefficients[1]) for fit in fits])
 

@@ -14,7 +14,7 @@ bootstrap that holds the weights fixed measures (with four replicates the interv
 the largest value (of :math:`\ln\chi`, so that a peak of any height is fitted on one
 scale); a crossing of two curves is the root of the difference of their local quadratics,
 counted only where the curves' errors resolve it. Nothing here assumes a scaling form: these
-are the primitives of the estimators in :mod:`flocklab.analysis.fss.estimate`, and their
+are the primitives of the estimators in :mod:`.estimate`, and their
 uncertainty comes from rerunning them on resamples.
 
 References

@@ -14,7 +14,7 @@ gamma_over_nu              from χ_max(L) ∝ L^(γ/ν)
 hyperscaling               2β/ν + γ/ν − d (0 where hyperscaling holds)
 binder_crossings           per size pair: sizes, x, U there, counted
 peaks                      per size: χ-maximum location and height, at_edge
-binder_slopes,             per size: |∂U/∂x| and P at x_c
+binder_slopes,             per size: the Binder slope magnitude and P at x_c
 order_at_critical
 peak_shift                 x*(L) = x_c + a L^(-1/ν): x_c, inverse_nu, at_bound
 collapse                   x_c, beta_over_nu, inverse_nu, quality S, overlaps, window
