@@ -149,6 +149,11 @@ def test_discontinuity_flags_on_closed_forms():
     assert not is_bimodal(np.exp(-centres / 0.05) + np.exp(-((centres - 0.6) / 0.1) ** 2))
     apart = hysteresis_z(np.array([[0.9, 0.91, 0.89]]), np.array([[0.2, 0.21, 0.19]]))
     assert apart[0] > 50
+    # two runs per start that agree by chance: their own standard errors keep z honest
+    lucky = (np.array([[0.383, 0.3831]]), np.array([[0.375, 0.3751]]))
+    assert hysteresis_z(*lucky)[0] > 50
+    sem = np.full((1, 2), 0.005)
+    assert hysteresis_z(*lucky, sem, sem)[0] == pytest.approx(0.008 / 0.005, rel=1e-2)
 
 
 # --------------------------------------------------------------------------- from summaries

@@ -175,7 +175,8 @@ def _selected(summary: xr.Dataset, select: Mapping[str, Any]) -> xr.Dataset:
 def pooled_starts(summary: xr.Dataset, starts: str, observable: str
                   ) -> tuple[xr.Dataset, xr.Dataset]:
     """The per-run moments (and histograms) with the runs of every start pooled into one
-    ``replicate`` dimension, and the per-start runs of ``<P>_mean`` for the hysteresis test.
+    ``replicate`` dimension, and the per-start runs of ``<P>_mean`` (and ``<P>_sem``) for
+    the hysteresis test.
 
     Raises
     ------
@@ -193,19 +194,31 @@ def pooled_starts(summary: xr.Dataset, starts: str, observable: str
     runs = runs.rename(pooled="replicate").assign_coords(
         replicate=np.arange(runs.sizes["pooled"] if "pooled" in runs.sizes
                             else runs.sizes["replicate"]))
+    independent = f"replicate_{observable}_independent"
+    if independent in summary and starts in summary[independent].dims:
+        runs[independent] = summary[independent].min(starts)  # the shorter start counts
     runs.attrs = dict(summary.attrs)
-    return runs, summary[f"{observable}_mean"]
+    sem = f"{observable}_sem"
+    by_start = summary[[f"{observable}_mean", *([sem] if sem in summary else [])]]
+    return runs, by_start
 
 
-def _hysteresis(by_start: xr.DataArray, starts: str, dims: list[str],
+def _hysteresis(by_start: xr.Dataset, starts: str, observable: str, dims: list[str],
                 groups: list[np.ndarray]) -> np.ndarray:
-    """Per point, :func:`~.flags.hysteresis_z` of the two starts' runs, padded per size."""
+    """Per point, :func:`~.flags.hysteresis_z` of the two starts' runs (with the runs'
+    standard errors where the summary has them), padded per size."""
     from flocklab.analysis.fss.flags import hysteresis_z
 
-    replicate = next(d for d in by_start.dims if d not in (*dims, starts))
-    first, second = (by_start.isel({starts: k}).transpose(*dims, replicate).values.reshape(
-        -1, by_start.sizes[replicate]) for k in (0, 1))
-    return _padded(groups, hysteresis_z(first, second))
+    means = by_start[f"{observable}_mean"]
+    replicate = next(d for d in means.dims if d not in (*dims, starts))
+
+    def per_start(name: str) -> list[np.ndarray]:
+        values = by_start[name].transpose(starts, *dims, replicate).values
+        return [v.reshape(-1, by_start.sizes[replicate]) for v in values]
+
+    sems = per_start(f"{observable}_sem") if f"{observable}_sem" in by_start else [None, None]
+    first, second = per_start(f"{observable}_mean")
+    return _padded(groups, hysteresis_z(first, second, sems[0], sems[1]))
 
 
 def fss_data(summary: xr.Dataset, control: str, size: str, *, observable: str | None = None,
@@ -267,7 +280,8 @@ def fss_data(summary: xr.Dataset, control: str, size: str, *, observable: str | 
     groups = [g[np.argsort(x[g], kind="stable")] for g in groups]
     lengths = sizes.astype(float) ** (1.0 / dimension) if size_is_count else sizes.astype(float)
     extra = _histogram_and_samples(summary, observable, dims, replicate, groups)
-    hysteresis = None if by_start is None else _hysteresis(by_start, starts, dims, groups)
+    hysteresis = (None if by_start is None
+                  else _hysteresis(by_start, starts, observable, dims, groups))
     return FssData(declared, observable, size, size_is_count, float(dimension), sizes, lengths,
                    _padded(groups, x.astype(float)), _padded(groups, n),
                    *(_padded(groups, flat[m]) for m in moments), *extra,

@@ -25,7 +25,7 @@ the control :math:`x`, :func:`estimate` computes, in this order:
 5. :math:`\beta/\nu` from :math:`P(x_c, L) \propto L^{-\beta/\nu}` and :math:`\gamma/\nu`
    from :math:`\chi_{\max} \propto L^{\gamma/\nu}`, both least-squares lines in
    :math:`\ln L`; the **hyperscaling residual** :math:`2\beta/\nu + \gamma/\nu - d`.
-6. The **peak shift** :math:`x^*(L) = x_c + a L^{-1/\nu}` (at least three sizes), a second
+6. The **peak shift** :math:`x^*(L) = x_c + a L^{-1/\nu}` (at least four sizes), a second
    estimate of :math:`x_c` and :math:`1/\nu`.
 7. The **data collapse** of :math:`P L^{\beta/\nu}` against :math:`t L^{1/\nu}`,
    :math:`t = (x - x_c)/|x_c|`, within :math:`|t| L^{1/\nu} \le` ``collapse_window``:
@@ -65,6 +65,10 @@ from flocklab.analysis.fss.local import (
 
 #: Range searched for 1/nu by the peak-shift fit and allowed in the collapse.
 INVERSE_NU_BOUNDS = (0.1, 5.0)
+
+#: Fewest resolved χ maxima for the peak-shift fit (three parameters and one degree of
+#: freedom: with three sizes the fit passes through every point and its 1/ν is noise).
+PEAK_SHIFT_SIZES = 4
 
 
 @dataclass(frozen=True)
@@ -275,10 +279,10 @@ def estimate_amplitudes(curves: Curves, options: Options, out: Estimates) -> Non
 
 def peak_shift(lengths: np.ndarray, location: np.ndarray) -> tuple[float, float, float, bool]:
     r"""Fit of :math:`x^*(L) = x_c + a L^{-1/\nu}`: :math:`(x_c, a, 1/\nu)` and whether
-    :math:`1/\nu` ended at a bound of :data:`INVERSE_NU_BOUNDS` (NaN with fewer than three
-    finite locations)."""
+    :math:`1/\nu` ended at a bound of :data:`INVERSE_NU_BOUNDS` (NaN with fewer than
+    :data:`PEAK_SHIFT_SIZES` finite locations)."""
     good = np.isfinite(location)
-    if good.sum() < 3:
+    if good.sum() < PEAK_SHIFT_SIZES:
         return (np.nan, np.nan, np.nan, False)
     size, value = lengths[good], location[good]
 
@@ -298,7 +302,7 @@ def peak_shift(lengths: np.ndarray, location: np.ndarray) -> tuple[float, float,
 def estimate_peak_shift(curves: Curves, out: Estimates) -> None:
     """The peak-shift fit's x_c, 1/nu and bound flag."""
     critical, _, inverse_nu, at_bound = peak_shift(curves.lengths, out["peak_location"])
-    reason = "the chi maximum is resolved at fewer than three sizes"
+    reason = f"the chi maximum is resolved at fewer than {PEAK_SHIFT_SIZES} sizes"
     out.set("peak_shift_x_c", critical, reason)
     out.set("peak_shift_inverse_nu", inverse_nu, reason)
     out.set("peak_shift_at_bound", float(at_bound))

@@ -77,17 +77,36 @@ def is_bimodal(histogram: np.ndarray, prominence: float = 0.2) -> bool:
     return False
 
 
-def hysteresis_z(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def hysteresis_z(first: np.ndarray, second: np.ndarray, first_sem: np.ndarray | None = None,
+                 second_sem: np.ndarray | None = None) -> np.ndarray:
     r"""Per point, how far the mean order parameter of two sets of runs (e.g. ordered and
-    disordered starts) lie apart: :math:`|\bar P_1 - \bar P_2| /
-    \sqrt{s_1^2/k_1 + s_2^2/k_2}` over their replicates (last axis; NaN with fewer than two
-    runs in either set)."""
-    def mean_var(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    disordered starts) lie apart,
+
+    .. math:: z = |\bar P_1 - \bar P_2| / \sqrt{v_1 + v_2}, \qquad
+              v_j = \max\bigl(s_j^2,\ \overline{\mathrm{sem}_j^2}\bigr)/k_j,
+
+    over the :math:`k_j` runs of each set (last axis), :math:`s_j^2` their sample variance
+    and :math:`\mathrm{sem}` each run's autocorrelation-corrected standard error: with two
+    runs per set the sample variance alone is so uncertain that two runs agreeing by chance
+    would make any difference look significant. NaN with fewer than two runs in a set.
+
+    Parameters
+    ----------
+    first, second : ndarray, shape (..., k)
+        Per-run means of the two sets.
+    first_sem, second_sem : ndarray, shape (..., k), optional
+        Their standard errors (without them only the sample variance enters).
+    """
+    def mean_var(runs: np.ndarray, sem: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = np.sum(np.isfinite(runs), axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.nanmean(runs, axis=-1), np.nanvar(runs, axis=-1, ddof=1), k
+            spread = np.nanvar(runs, axis=-1, ddof=1)
+            if sem is not None:
+                spread = np.fmax(spread, np.nanmean(np.asarray(sem, float) ** 2, axis=-1))
+            return np.nanmean(runs, axis=-1), spread / k, k
 
-    (a, va, ka), (b, vb, kb) = mean_var(first), mean_var(second)
+    (a, va, ka), (b, vb, kb) = mean_var(first, first_sem), mean_var(second, second_sem)
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.abs(a - b) / np.sqrt(va / ka + vb / kb)
+        z = np.abs(a - b) / np.sqrt(va + vb)
     return np.where((ka >= 2) & (kb >= 2), z, np.nan)

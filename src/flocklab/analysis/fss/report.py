@@ -172,9 +172,9 @@ def discontinuity(data: FssData) -> dict[str, Any]:
 
     A discontinuity is ``suspected`` where some size's Binder cumulant dips, where the
     largest size's histogram is bimodal (a small system of a scalar order parameter, Ising
-    at L = 8, has a bimodal ``|m|`` near its χ maximum without any coexistence, so
-    bimodality counts only where it survives at the largest size), or where the two starts
-    stay apart.
+    at L = 8, has a bimodal ``|m|`` near its χ maximum without any coexistence), or where
+    the two starts stay apart at the largest size: coexistence grows with the system, while
+    a small system's slow escape from a disordered start is no sign of it.
     """
     errors = jackknife_errors(data)
     curves = sample_curves(data, errors)
@@ -186,7 +186,7 @@ def discontinuity(data: FssData) -> dict[str, Any]:
         bimodal = [is_bimodal(data.histogram[s, k]) for s, k in enumerate(largest_chi(data))]
     hysteresis = hysteresis_record(data)
     suspected = (any(dips) or (bimodal is not None and bimodal[-1])
-                 or (hysteresis is not None and hysteresis["found"]))
+                 or (hysteresis is not None and hysteresis["apart"][-1] > 0))
     return {"binder_dip": dips, "bimodal": bimodal, "hysteresis": hysteresis,
             "suspected": bool(suspected)}
 
@@ -257,6 +257,11 @@ def warnings_of(document: Mapping[str, Any], unreliable: list[str]) -> list[str]
     short = document.get("short_points") or []
     if any(short):
         out.append(f"points with fewer than 100 independent samples per run: {sum(short)}")
+    gamma = document["gamma_over_nu"]
+    if gamma.get("ci") and gamma["ci"][0] > document["dimension"]:
+        out.append(f"γ/ν exceeds d = {document['dimension']:g}: the fluctuations grow faster "
+                   f"than the volume, which no continuous transition allows (hyperscaling, "
+                   f"β/ν ≥ 0); at these sizes χ_max is not in its scaling regime")
     hyper = document["hyperscaling"]
     if hyper.get("ci") and not hyper["ci"][0] <= 0 <= hyper["ci"][1]:
         out.append("hyperscaling 2β/ν + γ/ν = d is violated outside the 68 % interval")
@@ -278,9 +283,11 @@ def verdict(document: Mapping[str, Any]) -> str:
             + "; ".join(f"{SYMBOLS[n] if n != 'x_c' else document['control'] + '_c'} = "
                         f"{_text(document[n])}" for n in (*HEADLINE, "hyperscaling")))
     if document["x_c"].get("refused"):
-        head += (f". The Binder curves do not cross significantly at these sizes; "
-                 f"the χ maxima give {document['control']}_c = "
-                 f"{_text(document['peak_shift']['x_c'])} by the peak shift")
+        shift = document["peak_shift"]["x_c"]
+        head += (". The Binder curves do not cross significantly at these sizes; " + (
+            f"the χ maxima give {document['control']}_c = {_text(shift)} by the peak shift"
+            if shift.get("value") is not None else f"the peak shift is refused too "
+            f"({shift.get('refused')})"))
     warnings = document["warnings"]
     return head + (". " + "; ".join(warnings) + "." if warnings else ".")
 
