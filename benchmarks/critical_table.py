@@ -115,13 +115,18 @@ def fss_lines(document: dict[str, Any]) -> list[str]:
 
 
 def study_table(results: Path, study: str) -> str:
-    document = json.loads((results / study / "critical.json").read_text())
-    lines = [f"**{study}**", "", "| curve | effective critical value | effective exponent "
-             "| halves (critical) | halves (exponent) | χ²/dof | short points | limits |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |", *critical_rows(document)]
+    """The study's effective fits (where it has a critical section) and its finite-size
+    scaling (where it has an fss section)."""
+    lines = [f"**{study}**", ""]
+    critical = results / study / "critical.json"
+    if critical.exists():
+        lines += ["| curve | effective critical value | effective exponent "
+                  "| halves (critical) | halves (exponent) | χ²/dof | short points | limits |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+                  *critical_rows(json.loads(critical.read_text())), ""]
     fss = results / study / "fss.json"
     if fss.exists():
-        lines += ["", *fss_lines(json.loads(fss.read_text()))]
+        lines += fss_lines(json.loads(fss.read_text()))
     return "\n".join(lines) + "\n"
 
 
