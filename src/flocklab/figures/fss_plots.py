@@ -151,10 +151,11 @@ def fss_critical_figure(summary: xr.Dataset | None, fss: xr.Dataset, title: str 
     if refused is not None:
         return refused
     symbol, size, _ = _symbols(fss)
-    inverse_nu = float(fss["inverse_nu"])
+    inverse_nu, source = float(fss["inverse_nu"]), ""
     if not np.isfinite(inverse_nu):
-        inverse_nu = float(fss["peak_shift_inverse_nu"]) if np.isfinite(
-            float(fss["peak_shift_inverse_nu"])) else 1.0
+        shift = float(fss["peak_shift_inverse_nu"])
+        inverse_nu, source = ((shift, ", from the peak shift") if np.isfinite(shift)
+                              else (1.0, ": not measured, 1 assumed"))
     lengths = fss["length"].values
     fig, axes = style.new_figure(extra=(1.9, 0.0))
     ax = axes[0, 0]
@@ -164,8 +165,9 @@ def fss_critical_figure(summary: xr.Dataset | None, fss: xr.Dataset, title: str 
                    None)
     ax.errorbar(lengths ** -inverse_nu, peaks, yerr=yerr, fmt="o", capsize=2,
                 label=r"$\chi$ maxima (68 %)")
-    ax.plot(fss["pair_length"].values ** -inverse_nu, fss["crossing"].values, "s", mfc="none",
-            label=rf"Binder crossings, at $\sqrt{{{size}_s {size}_t}}$")
+    if np.isfinite(fss["crossing"].values).any():
+        ax.plot(fss["pair_length"].values ** -inverse_nu, fss["crossing"].values, "s",
+                mfc="none", label=rf"Binder crossings, at $\sqrt{{{size}_s {size}_t}}$")
     if "effective_x_c" in fss:
         ax.plot(lengths ** -inverse_nu, fss["effective_x_c"].values, "D", mfc="none",
                 label="single-size effective fits")
@@ -174,7 +176,8 @@ def fss_critical_figure(summary: xr.Dataset | None, fss: xr.Dataset, title: str 
                     [float(fss["x_c_ci_high"] - fss["x_c"])]], fmt="*", markersize=9,
                     color="k", capsize=2, label=rf"${symbol}_c$ = {_text(fss, 'x_c')}")
     ax.set_xlim(left=-0.04 * float(np.nanmax(lengths ** -inverse_nu)))
-    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ ($1/\nu$ = {inverse_nu:.2f})")
+    ax.set_xlabel(rf"${size}^{{-1/\nu}}$ ($1/\nu$ = {inverse_nu:.2f}{source})" if not source
+                  .startswith(":") else rf"${size}^{{-1/\nu}}$ ($1/\nu${source})")
     ax.set_ylabel(rf"pseudo-critical ${symbol}$")
     style.legend(fig, ax)
     style.title(fig, title)
