@@ -22,6 +22,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.ticker import NullFormatter, NullLocator
 
 from flocklab.figures import style
 
@@ -116,6 +117,10 @@ def _power_panel(ax: Any, lengths: np.ndarray, values: np.ndarray, low: np.ndarr
         ax.plot(grid, centre * grid**exponent, "-", color="C1")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # the sizes as the ticks: minor log labels of a range under a decade overlap
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(lengths[keep], [f"{length:.3g}" for length in lengths[keep]])
     style.panel_title(ax, label)
 
 
