@@ -88,7 +88,9 @@ def test_a_study_heading_stops_at_the_first_colon_and_is_short():
 
 def test_the_claims_table_gathers_studies_and_tasks(tmp_path):
     study = {"claims": [{"claim": "more noise, less order", "verdict": "holds",
-                         "evidence": "ρ = −0.9"}]}
+                         "evidence": "ρ = −0.9", "test": "Spearman rank correlation", "n": 5,
+                         "effect": -0.9, "low": -0.99, "high": -0.1, "p": 2 / 120,
+                         "detectable": None}]}
     task = {"model": "springs", "task": "stability",
             "result": {"verdicts": [{"claim": "implicit is stable", "verdict": "fails",
                                      "evidence": "Δt = 0.1 s"},
@@ -110,3 +112,6 @@ def test_the_claims_table_gathers_studies_and_tasks(tmp_path):
                                                   "task stability"]
     assert [row["verdict"] for row in rows] == ["holds", "fails", "inconclusive"]
     assert rows[1]["evidence"] == "Δt = 0.1 s"
+    assert (rows[0]["n"], rows[0]["effect"], rows[0]["95 % interval"], rows[0]["p"]) == (
+        "5", "-0.9", "[-0.99, -0.1]", "p = 0.017")
+    assert rows[1]["test"] == rows[1]["p"] == rows[1]["n"] == ""
