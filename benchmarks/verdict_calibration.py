@@ -107,7 +107,8 @@ def main() -> None:
         ("equivalence, true gain on the margin (10 + 10 runs, s.d. 1): holds", "20 runs",
          "≤ 2.5 %", equivalence_size(c, rng)),
     ]
-    lines = ["| test | design | nominal | measured (± binomial s.e.) |", "| --- | --- | --- | --- |"]
+    lines = ["| test | design | nominal | measured (± binomial s.e.) |",
+             "| --- | --- | --- | --- |"]
     lines += [f"| {a} | {b} | {nominal} | {measured} |" for a, b, nominal, measured in rows]
     text = "\n".join(lines) + (f"\n\n{c} studies per row (group difference: {max(c // 5, 50)});"
                                f" {time.perf_counter() - start:.0f} s.\n")

@@ -59,6 +59,30 @@ def test_a_deterministic_model_gets_no_seed_or_burn_in_line(context, monkeypatch
     assert "seed(s) per point" not in text and "burn-in" not in text and "base seed" not in text
 
 
+@pytest.mark.parametrize(("deterministic", "replicates", "says"), [
+    (True, 2, "Deterministic runs: one run per point, no error bars."),
+    (False, 1, "One seed per point; error bars: the run's autocorrelation-corrected"),
+    (False, 3, "Error bars: jackknife over the 3 seeds per point."),
+])
+def test_curve_error_bars_say_what_they_are(context, monkeypatch, deterministic, replicates,
+                                            says):
+    """Replicates of a deterministic model are one run (no error bars, no "jackknife over
+    the 1 seeds"); one seed gets its run's own error."""
+    import dataclasses
+
+    from flocklab.figures.kinds import KINDS
+
+    model = type(get_model("vicsek"))
+    monkeypatch.setattr(model, "uses_seed", lambda self, params: not deterministic)
+    name = next(name for name, spec in context.config["figures"].items()
+                if spec["kind"] == "curve")
+    spec = context.config["figures"][name]
+    study = dataclasses.replace(context.studies[spec["study"]], replicates=replicates)
+    text = " ".join(KINDS["curve"].describe(spec, study))
+    assert says in text
+    assert ("Replicate-averaged" in text) is (replicates > 1)
+
+
 def test_a_value_is_named_by_its_symbol_in_rst_math(context):
     model = get_model("vicsek")
     assert value_text(model, "eta", 0.5) == r":math:`\eta` = 0.5"
