@@ -84,6 +84,7 @@ class Hierarchy(Task):
     """Turn time against sub-leaders and prediction step, with the claim's verdicts."""
 
     name = "hierarchy"
+    tests_claims = True
     description = ("time for the group to turn to a new goal against the number of "
                    "sub-leaders and the prediction step; verdicts of the A/R paper's claim")
     options = (
