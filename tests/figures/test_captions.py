@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -47,6 +48,8 @@ def test_a_caption_lists_what_the_study_sets_not_every_parameter(context):
     for name in ("v0", "seed", "N =", "eta", "L ="):
         assert name not in line
     assert f"{study.replicates} seed(s) per point" in text and "burn-in" in text
+    # a dimensionless time (steps) gets no unit "1"
+    assert f"t = {study.burn_in:g} discarded" in text
 
 
 def test_a_deterministic_model_gets_no_seed_or_burn_in_line(context, monkeypatch):
@@ -139,3 +142,22 @@ def test_the_claims_table_gathers_studies_and_tasks(tmp_path):
     assert (rows[0]["n"], rows[0]["effect"], rows[0]["95 % interval"], rows[0]["p"]) == (
         "5", "-0.9", "[-0.99, -0.1]", "p = 0.017")
     assert rows[1]["test"] == rows[1]["p"] == rows[1]["n"] == ""
+
+
+@pytest.mark.parametrize("config_name", sorted(
+    path.name for path in (Path(__file__).resolve().parents[2] / "config").glob("*.yaml")))
+def test_every_caption_renders_its_math(repo, config_name):
+    """Each figure caption of a config, rendered as the report renders it (docutils HTML,
+    warnings as errors): no role or bold markup left as text."""
+    from docutils.core import publish_parts
+
+    from flocklab.figures.kinds import KINDS
+
+    with open(repo / "config" / config_name) as stream:
+        config = yaml.safe_load(stream)
+    context = FigureContext(config, validate_config(config))
+    for name, spec in config["figures"].items():
+        caption = KINDS[spec["kind"]].caption(name, spec, context)
+        html = publish_parts(caption, writer="html",
+                             settings_overrides={"report_level": 2, "halt_level": 2})["body"]
+        assert ":math:" not in html and "**" not in html, (name, html[:300])
