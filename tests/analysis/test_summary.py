@@ -145,3 +145,17 @@ def test_run_statistics_of_the_other_observables_and_the_model_metrics():
     assert values["x0_sem"] == series_statistics(x0[TIMES > BURN_IN], np.nan).sem
     assert values["decay_rate"] == pytest.approx(0.1, rel=1e-9)
     assert histogram is None and "susceptibility" not in values
+
+
+def test_a_deterministic_model_gets_no_run_checks(monkeypatch):
+    """Independent samples and burn-in drift are statistics of a random stationary series:
+    for runs that depend on no seed the summary carries no short or drifting counts, so no
+    figure draws its points open."""
+    from flocklab.analysis.summary import flagged_points
+
+    runs = [_run(*spec) for spec in RUNS]
+    assert flagged_points(summary_dataset(runs, _study())) is not None
+    monkeypatch.setattr(type(get_model("vicsek")), "uses_seed", lambda self, params: False)
+    summary = summary_dataset(runs, _study())
+    assert "short_runs" not in summary and "drifting_runs" not in summary
+    assert flagged_points(summary) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -47,6 +48,8 @@ def test_a_caption_lists_what_the_study_sets_not_every_parameter(context):
     for name in ("v0", "seed", "N =", "eta", "L ="):
         assert name not in line
     assert f"{study.replicates} seed(s) per point" in text and "burn-in" in text
+    # a dimensionless time (steps) gets no unit "1"
+    assert f"t = {study.burn_in:g} discarded" in text
 
 
 def test_a_deterministic_model_gets_no_seed_or_burn_in_line(context, monkeypatch):
@@ -57,6 +60,30 @@ def test_a_deterministic_model_gets_no_seed_or_burn_in_line(context, monkeypatch
     _, text = _caption_of(context, figure)
     assert "Deterministic runs (no seed)" in text
     assert "seed(s) per point" not in text and "burn-in" not in text and "base seed" not in text
+
+
+@pytest.mark.parametrize(("deterministic", "replicates", "says"), [
+    (True, 2, "Deterministic runs: one run per point, no error bars."),
+    (False, 1, "One seed per point; error bars: the run's autocorrelation-corrected"),
+    (False, 3, "Error bars: jackknife over the 3 seeds per point."),
+])
+def test_curve_error_bars_say_what_they_are(context, monkeypatch, deterministic, replicates,
+                                            says):
+    """Replicates of a deterministic model are one run (no error bars, no "jackknife over
+    the 1 seeds"); one seed gets its run's own error."""
+    import dataclasses
+
+    from flocklab.figures.kinds import KINDS
+
+    model = type(get_model("vicsek"))
+    monkeypatch.setattr(model, "uses_seed", lambda self, params: not deterministic)
+    name = next(name for name, spec in context.config["figures"].items()
+                if spec["kind"] == "curve")
+    spec = context.config["figures"][name]
+    study = dataclasses.replace(context.studies[spec["study"]], replicates=replicates)
+    text = " ".join(KINDS["curve"].describe(spec, study))
+    assert says in text
+    assert ("Replicate-averaged" in text) is (replicates > 1)
 
 
 def test_a_value_is_named_by_its_symbol_in_rst_math(context):
@@ -88,7 +115,9 @@ def test_a_study_heading_stops_at_the_first_colon_and_is_short():
 
 def test_the_claims_table_gathers_studies_and_tasks(tmp_path):
     study = {"claims": [{"claim": "more noise, less order", "verdict": "holds",
-                         "evidence": "ρ = −0.9"}]}
+                         "evidence": "ρ = −0.9", "test": "Spearman rank correlation", "n": 5,
+                         "effect": -0.9, "low": -0.99, "high": -0.1, "p": 2 / 120,
+                         "detectable": None}]}
     task = {"model": "springs", "task": "stability",
             "result": {"verdicts": [{"claim": "implicit is stable", "verdict": "fails",
                                      "evidence": "Δt = 0.1 s"},
@@ -110,3 +139,25 @@ def test_the_claims_table_gathers_studies_and_tasks(tmp_path):
                                                   "task stability"]
     assert [row["verdict"] for row in rows] == ["holds", "fails", "inconclusive"]
     assert rows[1]["evidence"] == "Δt = 0.1 s"
+    assert (rows[0]["n"], rows[0]["effect"], rows[0]["95 % interval"], rows[0]["p"]) == (
+        "5", "-0.9", "[-0.99, -0.1]", "p = 0.017")
+    assert rows[1]["test"] == rows[1]["p"] == rows[1]["n"] == ""
+
+
+@pytest.mark.parametrize("config_name", sorted(
+    path.name for path in (Path(__file__).resolve().parents[2] / "config").glob("*.yaml")))
+def test_every_caption_renders_its_math(repo, config_name):
+    """Each figure caption of a config, rendered as the report renders it (docutils HTML,
+    warnings as errors): no role or bold markup left as text."""
+    from docutils.core import publish_parts
+
+    from flocklab.figures.kinds import KINDS
+
+    with open(repo / "config" / config_name) as stream:
+        config = yaml.safe_load(stream)
+    context = FigureContext(config, validate_config(config))
+    for name, spec in config["figures"].items():
+        caption = KINDS[spec["kind"]].caption(name, spec, context)
+        html = publish_parts(caption, writer="html",
+                             settings_overrides={"report_level": 2, "halt_level": 2})["body"]
+        assert ":math:" not in html and "**" not in html, (name, html[:300])

@@ -17,11 +17,12 @@ import pytest
 import xarray as xr
 from matplotlib.path import Path as Polygon
 
+from flocklab.analysis.verdicts import VERDICTS
+
 pytestmark = pytest.mark.pipeline
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "config" / "foraging_test.yaml"
-VERDICTS = ("holds", "fails", "inconclusive")
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +38,9 @@ def test_every_figure_and_every_verdict(finished):
     claims = json.loads((finished / "survival" / "sensitivity.json").read_text())["claims"]
     assert [claim["verdict"] in VERDICTS for claim in claims] == [True, True]
     grouping = json.loads((finished / "tasks" / "grouping" / "result.json").read_text())
-    assert [claim["output"] for claim in grouping["result"]["claims"]] == ["survival",
+    assert [claim["output"] for claim in grouping["result"]["verdicts"]] == ["survival",
                                                                             "food_time"]
-    assert all(claim["verdict"] in VERDICTS for claim in grouping["result"]["claims"])
+    assert all(claim["verdict"] in VERDICTS for claim in grouping["result"]["verdicts"])
 
 
 def test_the_energy_budget_meets_its_closed_forms_in_the_pipeline(finished):

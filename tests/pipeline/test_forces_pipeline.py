@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from flocklab.analysis.verdicts import VERDICTS
+
 pytestmark = pytest.mark.pipeline
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,10 +39,10 @@ def test_every_figure_and_every_verdict(finished):
     assert (figures / "shark_animation.gif").read_bytes()[:3] == b"GIF"
     for study in ("leaders", "escape"):
         claims = json.loads((finished / study / "sensitivity.json").read_text())["claims"]
-        assert [c["verdict"] in ("holds", "fails", "inconclusive") for c in claims] == [True]
+        assert [c["verdict"] in VERDICTS for c in claims] == [True]
     verdicts = json.loads((finished / "tasks" / "hierarchy" / "result.json").read_text())[
         "result"]["verdicts"]
-    assert len(verdicts) == 3 and all(v["verdict"] in ("holds", "fails") for v in verdicts)
+    assert len(verdicts) == 3 and all(v["verdict"] in VERDICTS for v in verdicts)
 
 
 def test_catastrophic_swarms_rotate_and_the_h_stable_corner_disperses(finished):

@@ -37,6 +37,7 @@ Softw. 2, 97 (2017).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import warnings
@@ -51,6 +52,8 @@ from flocklab.core.provenance import netcdf_attrs
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
+
+    from flocklab.analysis.verdicts import Verdict
 
 #: Significant digits kept of sampled factor values, so run labels stay readable and exact.
 DESIGN_DIGITS = 6
@@ -342,77 +345,14 @@ def oat_indices(design: Design, outputs: np.ndarray, **_: Any) -> Indices:
 # --------------------------------------------------------------------------- claims
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """Outcome of testing one claim against one-at-a-time data.
-
-    ``verdict`` is ``"holds"``, ``"fails"`` or ``"inconclusive"``; ``evidence`` says
-    what was measured.
-    """
-
-    claim: str
-    verdict: str
-    evidence: str
-
-
-def trend_verdict(levels: np.ndarray, runs: np.ndarray, trend: str, alpha: float = 0.05
-                  ) -> tuple[str, str]:
-    """Is the output monotonically ``increasing``/``decreasing`` in the factor?
-
-    Spearman's rank correlation of every run's output with its factor value; the claim
-    holds when the correlation has the claimed sign with two-sided p < ``alpha``, fails
-    when it has the other sign with p < ``alpha``, and is inconclusive otherwise.
-
-    Parameters
-    ----------
-    levels : ndarray, shape (K,)
-        Factor values.
-    runs : ndarray, shape (K, R)
-        Output of each replicate at each level.
-    """
-    from scipy import stats
-
-    x = np.repeat(levels, runs.shape[1])
-    y = runs.ravel()
-    if np.ptp(y) == 0.0:
-        return "fails" if trend != "flat" else "holds", "the output does not change at all"
-    rho, p = stats.spearmanr(x, y)
-    evidence = f"Spearman ρ = {rho:+.2f} (p = {p:.2g}, {y.size} runs)"
-    claimed = 1.0 if trend == "increasing" else -1.0
-    if p < alpha:
-        return ("holds" if rho * claimed > 0 else "fails"), evidence
-    return "inconclusive", evidence
-
-
-def bound_verdict(runs: np.ndarray, below: float | None, above: float | None,
-                  z: float = 2.0) -> tuple[str, str]:
-    """Is the mean output inside ``(above, below)``?
-
-    Holds when mean ± ``z`` standard errors lies inside, fails when it lies wholly
-    outside one bound, inconclusive otherwise.
-
-    Parameters
-    ----------
-    runs : ndarray, shape (R,)
-        Output of each replicate at the level the claim is about.
-    """
-    mean = float(np.mean(runs))
-    sem = float(np.std(runs, ddof=1) / math.sqrt(runs.size)) if runs.size > 1 else 0.0
-    low, high = mean - z * sem, mean + z * sem
-    evidence = f"mean {mean:.4g} ± {sem:.2g} (s.e., {runs.size} runs)"
-    inside = (below is None or high < below) and (above is None or low > above)
-    outside = (below is not None and low >= below) or (above is not None and high <= above)
-    return ("holds" if inside else "fails" if outside else "inconclusive"), evidence
-
-
 def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs: Sequence[str],
-                    runs: np.ndarray, names: Mapping[str, str] | None = None
-                    ) -> list[Verdict]:
+                    runs: np.ndarray, names: Mapping[str, str] | None = None,
+                    deterministic: bool = False) -> list[Verdict]:
     """Test each claim of an ``oat`` study against its runs.
 
-    A claim with ``trend`` is judged by :func:`trend_verdict` over the levels of its
-    ``parameter``; one with ``at`` (and ``below`` and/or ``above``) by :func:`bound_verdict`
-    at the level nearest ``at``.
+    A claim with ``trend`` is judged by :func:`flocklab.analysis.verdicts.rank_trend` over
+    the levels of its ``parameter``; one with ``at`` (and ``below`` and/or ``above``) by
+    :func:`flocklab.analysis.verdicts.mean_in_range` at the level nearest ``at``.
 
     Parameters
     ----------
@@ -428,12 +368,16 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
     names : mapping, optional
         What the evidence calls outputs and parameters (e.g. their long names; default:
         their config names).
+    deterministic : bool
+        Whether the model's runs depend on no seed (its replicates are then one run).
 
     Returns
     -------
     list of Verdict
         One per claim, in order.
     """
+    from flocklab.analysis.verdicts import mean_in_range, rank_trend
+
     verdicts = []
     names = dict(names or {})
     for claim in claims:
@@ -444,17 +388,17 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         levels = np.asarray(design.factors[factor].values)[design.oat_level[rows]]
         values = runs[outputs.index(claim["output"])][rows]
         if "trend" in claim:
-            verdict, evidence = trend_verdict(levels, values, claim["trend"])
-            evidence = f"{output} against {parameter}: {evidence}"
+            verdict = rank_trend(claim["claim"], levels, values, claim["trend"], deterministic)
+            evidence = f"{output} against {parameter}: {verdict.evidence}"
         else:
             at = int(np.argmin(np.abs(levels - claim["at"])))
-            verdict, evidence = bound_verdict(values[at], claim.get("below"),
-                                              claim.get("above"))
+            verdict = mean_in_range(claim["claim"], values[at], claim.get("below"),
+                                    claim.get("above"), deterministic)
             wanted = " and ".join(f"{sign} {claim[side]}" for side, sign in
                                   (("above", ">"), ("below", "<")) if side in claim)
             evidence = (f"{output} at {parameter} = {levels[at]:g}: "
-                        f"{evidence}; claimed {wanted}")
-        verdicts.append(Verdict(claim["claim"], verdict, evidence))
+                        f"{verdict.evidence}; claimed {wanted}")
+        verdicts.append(dataclasses.replace(verdict, evidence=evidence))
     return verdicts
 
 
@@ -679,7 +623,7 @@ def index_variables(results: Mapping[str, Indices], outputs: Sequence[str],
 
 def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
                         settings: Mapping[str, Any], replicates: int,
-                        names: Mapping[str, str] | None = None
+                        names: Mapping[str, str] | None = None, deterministic: bool = False
                         ) -> tuple[xr.Dataset, dict[str, Any]]:
     """Indices of every output from a design and the per-run metrics of its runs.
 
@@ -698,7 +642,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
                                       replicate)
     level_value                       oat: factor value of each level (parameter, level)
     row_mean                          replicate mean at every design row (output, row)
-    claim_*                           oat: text, verdict and evidence (claim)
+    claim_*                           oat: text, verdict, evidence, test, runs n and p (claim)
     ================================  ==========================================================
 
     Attributes: method, settings (JSON), design and bootstrap seeds, study, model, fixed
@@ -717,6 +661,9 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
         Replicates per point.
     names : mapping, optional
         What the claims' evidence calls outputs and factors (:func:`evaluate_claims`).
+    deterministic : bool
+        Whether the model's runs depend on no seed: the claims then count one run per
+        level (:mod:`flocklab.analysis.verdicts`).
 
     Returns
     -------
@@ -752,7 +699,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     notes: dict[str, str] = {}
     if design.method == "oat":
         results = _oat_analysis(design, design_ds, runs, outputs, settings, replicates,
-                                coords, data, document, names)
+                                coords, data, document, names, deterministic)
     else:
         results = _sampling_analysis(design, row_mean, outputs, settings, seed, coords,
                                      document, notes)
@@ -775,7 +722,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
 def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                   outputs: list[str], settings: Mapping[str, Any], replicates: int,
                   coords: dict[str, Any], data: dict[str, Any], document: dict[str, Any],
-                  names: Mapping[str, str] | None = None
+                  names: Mapping[str, str] | None = None, deterministic: bool = False
                   ) -> dict[str, Indices]:
     """One-at-a-time responses, per-run values and claim verdicts (fills ``coords``,
     ``data`` and ``document`` in place); the per-output index results."""
@@ -798,14 +745,21 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                             {"long_name": "standard error of the mean output"})
     data["response"] = (("output", "parameter", "level", "replicate"), per_run,
                         {"long_name": "output of every run"})
-    verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs, names)
+    verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs, names,
+                               deterministic)
     if verdicts:
         coords["claim"] = ("claim", np.arange(len(verdicts)), {"long_name": "claim index"})
-        for name in ("claim", "verdict", "evidence"):
+        for name in ("claim", "verdict", "evidence", "test"):
             data[f"claim_{name if name != 'claim' else 'text'}"] = (
                 "claim", np.asarray([getattr(v, name) for v in verdicts], dtype=str),
                 {"long_name": f"claim {name}"})
-    document["claims"] = [vars(v) for v in verdicts]
+        data["claim_n"] = ("claim", np.asarray([v.n for v in verdicts], dtype=np.int64),
+                           {"long_name": "independent runs the claim's test used",
+                            "units": "1"})
+        data["claim_p"] = ("claim", np.asarray([v.p for v in verdicts], dtype=float),
+                           {"long_name": "two-sided p-value of the claim's test (NaN: none)",
+                            "units": "1"})
+    document["claims"] = [json_ready(dataclasses.asdict(v)) for v in verdicts]
     for output in outputs:
         document["outputs"][output] = {
             factor.name: {"levels": list(factor.values),

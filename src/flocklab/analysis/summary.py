@@ -218,7 +218,8 @@ def cell_index(labels: Sequence[str], replicates: int, runs: Sequence[xr.Dataset
 
 
 def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
-                        size: np.ndarray, dims: list[str]) -> dict[str, Any]:
+                        size: np.ndarray, dims: list[str], deterministic: bool = False
+                        ) -> dict[str, Any]:
     r"""Replicate averages: pooled moments for the primary, mean and spread for the rest.
 
     The primary observable's mean, χ and G from pooled moments with jackknife errors over
@@ -235,6 +236,10 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
         The size parameter N of each run (NaN without one).
     dims : list of str
         The grid's dimensions.
+    deterministic : bool
+        Whether no run depends on its seed: the run checks (independent samples, drift after
+        burn-in, :func:`run_checks`) are statistics of a stationary random series and are
+        left out.
 
     Returns
     -------
@@ -255,7 +260,8 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
             long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
         out[f"replicate_{name}"] = (dims, values, {"units": "1", "long_name": long_name})
     out.update(_mean_and_spread(columns, p, size.shape[-1], dims))
-    out.update(run_checks(columns, p, dims))
+    if not deterministic:
+        out.update(run_checks(columns, p, dims))
     return out
 
 
@@ -420,7 +426,10 @@ def summary_dataset(runs: Sequence[xr.Dataset], study: Mapping[str, Any],
                           "units": primary.units})
     data["rng_seed"] = (all_dims, seeds.reshape(full), {"long_name": "seed of the run's "
                                                                       "random stream"})
-    data.update(replicate_variables(model, grid_columns, sizes.reshape(full), dims))
+    deterministic = not any(model.uses_seed(json.loads(run.attrs.get("parameters", "{}")))
+                            for run in runs)
+    data.update(replicate_variables(model, grid_columns, sizes.reshape(full), dims,
+                                    deterministic))
     coords["replicate"] = ("replicate", np.arange(replicates), {"long_name": "replicate index"})
     coords.update(derived_coordinates(model, runs, cells, dims, shape, replicates))
     summary = xr.Dataset(data, coords=coords)

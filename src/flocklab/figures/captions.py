@@ -18,15 +18,56 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.config import Study
 
 
-def rst_math(text: str) -> str:
-    r"""Mathtext ``$...$`` of a figure title as RST math (``:math:`...```) for a caption.
+#: Markup a caption writes on purpose: math roles, bold stretches, escaped spaces.
+_MARKUP = r"(:math:`[^`]*`|\*\*(?:\\.|[^*\\])+\*\*|\\ )"
 
-    >>> rst_math(r"noise $\eta$ = 2")
-    'noise :math:`\\eta` = 2'
+
+def rst_escape(text: str) -> str:
+    r"""Plain text made literal in reStructuredText: backslashes, ``*``, `````, ``|`` and an
+    underscore that ends a word (a reference) escaped.
+
+    >>> rst_escape("|<r x v>| of agent_ 2*3")
+    '\\|<r x v>\\| of agent\\_ 2\\*3'
     """
     import re
 
-    return re.sub(r"\$([^$]+)\$", r":math:`\1`", text)
+    return re.sub(r"_(?=\W|$)", r"\\_", re.sub(r"([\\*`|])", r"\\\1", text))
+
+
+def rst_caption(text: str) -> str:
+    """A caption with everything outside its own markup (:data:`_MARKUP`) escaped
+    (:func:`rst_escape`): long names and descriptions print as written."""
+    import re
+
+    parts = re.split(_MARKUP, text)
+    return "".join(part if k % 2 else rst_escape(part) for k, part in enumerate(parts))
+
+
+def rst_bold(text: str) -> str:
+    r"""A figure title in bold for a caption, its mathtext as RST math.
+
+    Inline markup does not nest in reStructuredText, so ``**... :math:`x` ...**`` would print
+    the role as text; the plain stretches are made bold one by one instead, with an escaped
+    space (``\ ``, which RST drops) where a stretch touches the math.
+
+    >>> rst_bold(r"noise $\eta$ = 2 ($L$)")
+    '**noise** :math:`\\eta` **= 2 (**\\ :math:`L`\\ **)**'
+    """
+    import re
+
+    parts = re.split(r"(\$[^$]+\$)", text)       # plain, math, plain, ..., plain
+    out = []
+    for k, part in enumerate(parts):
+        core = part.strip()
+        if k % 2:
+            out.append(f":math:`{part[1:-1]}`")
+        elif not core:
+            out.append(part)
+        else:
+            lead = part[: len(part) - len(part.lstrip())] or ("\\ " if k > 0 else "")
+            trail = part[len(part.rstrip()):] or ("\\ " if k < len(parts) - 1 else "")
+            out.append(f"{lead}**{rst_escape(core)}**{trail}")
+    return "".join(out)
 
 
 def name_text(model: Any, name: str) -> str:
@@ -99,8 +140,13 @@ def design_text(study: Study) -> str:
 def snapshots_text(study: Study, panels: Sequence[Mapping[str, Any]], trail: int) -> str:
     """What snapshot panels (or an animation, one entry without a frame) show."""
     model = get_model(study.model)
-    shown = "; ".join(f"{panel.get('label', '')} {values_text(panel['point'], model)}, "
-                      f"{panel.get('frame', 'all')} frame".strip() for panel in panels)
+
+    def panel_text(panel: Mapping[str, Any]) -> str:
+        where = values_text(panel["point"], model) if panel.get("point") else ""
+        when = f"{panel['frame']} frame" if "frame" in panel else "every frame"
+        return f"{panel.get('label', '')} {', '.join(filter(None, (where, when)))}".strip()
+
+    shown = "; ".join(panel_text(panel) for panel in panels)
     return (f"Snapshots ({shown}), drawn by the model: {drawing_summary(model)} "
             + (f"Trails: up to {trail} preceding frames." if trail else ""))
 
@@ -136,26 +182,27 @@ def study_caption(name: str, spec: Mapping[str, Any], study: Study, body: Sequen
     set_here = {key: value for key, value in params.items()
                 if key not in varied and value != defaults.get(key)
                 and not isinstance(value, list | dict)}
-    lines = [f"**{rst_math(spec.get('title') or name)}** — {study.description or study.name}",
+    lines = [f"{rst_bold(spec.get('title') or name)} — {study.description or study.name}",
              "", *body]
     if set_here:
         lines.append(f"Set by the study: {values_text(set_here, model)}; the other "
                      f"parameters at the model's defaults.")
     lines.append(f"{model.title} ({model.reference}).")
     if model.uses_seed(params):
+        unit = "" if model.time_units == "1" else f" {model.time_units}"
         lines.append(f"{study.replicates} seed(s) per point, {study.time_text()}; records up "
-                     f"to t = {study.burn_in:g} {model.time_units} discarded as burn-in; base "
+                     f"to t = {study.burn_in:g}{unit} discarded as burn-in; base "
                      f"seed {study.base_seed}.")
     else:
         lines.append(f"Deterministic runs (no seed), {study.time_text()}.")
-    return "\n".join(lines)
+    return rst_caption("\n".join(lines))
 
 
 def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
     """Report caption (reStructuredText) of a ``task`` figure: what the task draws, the task
     it reads (``entry``, its config entry) with its parameters and options."""
     model = get_model(entry["model"])
-    lines = [f"**{rst_math(spec.get('title') or name)}** — "
+    lines = [f"{rst_bold(spec.get('title') or name)} — "
              f"{entry.get('description') or spec['task']}",
              "", f"{model.task(entry['task']).figure}",
              f"Task '{spec['task']}' ({entry['task']}: "
@@ -168,7 +215,7 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
         lines.append(f"Task options: {values_text(entry['options'])}.")
     if spec.get("options"):
         lines.append(f"Figure options: {values_text(spec['options'])}.")
-    return "\n".join(lines)
+    return rst_caption("\n".join(lines))
 
 
 def drawing_summary(model: Any) -> str:

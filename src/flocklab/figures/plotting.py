@@ -707,7 +707,8 @@ def output_label(model_name: str, output: str) -> str:
     return labels.quantity(get_model(model_name), output).axis()
 
 
-VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive"}
+VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusive",
+                 "untestable": "untestable"}
 
 
 def log_spaced(levels: np.ndarray) -> bool:

@@ -13,14 +13,18 @@ Both files also carry the version and commit (:func:`flocklab.core.provenance.wi
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flocklab.analysis.sensitivity import analyse_sensitivity, design_record_dataset
 from flocklab.config import design_points, sensitivity_design
 from flocklab.core.io import open_dataset, write_json, write_netcdf
 from flocklab.core.provenance import with_provenance
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
 
 
 def write_design(record: Mapping[str, Any], out: str | os.PathLike) -> None:
@@ -46,6 +50,21 @@ def display_names(model_name: str, names: list[str]) -> dict[str, str]:
     return {name: quantity(model, name).long_name for name in names}
 
 
+def is_deterministic(design: xr.Dataset) -> bool:
+    """Whether no run of the design depends on its seed: each row's model parameters
+    (the fixed ones and those its factors set), resolved and asked
+    :meth:`~flocklab.core.model.Model.uses_seed`."""
+    from flocklab.core.registry import get_model
+
+    model = get_model(design.attrs["model"])
+    fixed = json.loads(design.attrs["fixed_parameters"])
+    set_by_factors = [name for name, variable in design.data_vars.items()
+                      if str(variable.attrs.get("long_name", "")).startswith("model parameter ")]
+    rows = {tuple((name, design[name].values[row].item()) for name in set_by_factors)
+            for row in range(design.sizes["row"])}
+    return not any(model.uses_seed(model.resolve({**fixed, **dict(row)})) for row in rows)
+
+
 def run_analysis(design_path: str | os.PathLike, summary_path: str | os.PathLike,
                  settings: Mapping[str, Any], replicates: int, out_nc: str | os.PathLike,
                  out_json: str | os.PathLike) -> None:
@@ -55,6 +74,6 @@ def run_analysis(design_path: str | os.PathLike, summary_path: str | os.PathLike
     names = display_names(design.attrs["model"], [*settings["outputs"],
                                                   *design["parameter"].values.tolist()])
     ds, document = analyse_sensitivity(design, open_dataset(summary_path), settings,
-                                       replicates, names)
+                                       replicates, names, is_deterministic(design))
     write_json(document, out_json)
     write_netcdf(with_provenance(ds), out_nc)

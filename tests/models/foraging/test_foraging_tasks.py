@@ -8,24 +8,35 @@ import numpy as np
 import pytest
 
 import flocklab
+from flocklab.analysis.verdicts import VERDICTS
 from flocklab.models.foraging.tasks import paired_verdict
 
 
 @pytest.mark.parametrize(("shift", "better", "verdict"), [
-    (0.2, "higher", "holds"), (-0.2, "higher", "fails"), (0.0, "higher", "inconclusive"),
+    (0.2, "higher", "holds"), (-0.2, "higher", "fails"), (0.0, "higher", "untestable"),
     (0.2, "lower", "fails"), (-0.2, "lower", "holds")])
+# (shift 0: every difference zero, which no test can judge: untestable)
 def test_the_paired_verdict_follows_the_sign_of_a_clear_difference(shift, better, verdict):
     rng = np.random.default_rng(1)
     solitary = rng.uniform(0.2, 0.6, 12)
     noise = rng.normal(0.0, 0.02, 12) if shift else np.zeros(12)
-    assert paired_verdict(solitary + shift + noise, solitary, 0.05, better=better)[0] == verdict
+    got = paired_verdict("c", solitary + shift + noise, solitary, better=better)
+    assert got.verdict == verdict and got.n == 12
 
 
 def test_a_small_difference_among_noisy_seeds_is_inconclusive():
     rng = np.random.default_rng(2)
     solitary = rng.uniform(0.2, 0.6, 12)
     grouped = solitary + rng.normal(0.0, 0.2, 12)
-    assert paired_verdict(grouped, solitary, 0.01)[0] == "inconclusive"
+    verdict = paired_verdict("c", grouped, solitary, alpha=0.01)
+    assert verdict.verdict == "inconclusive" and verdict.detectable > 0.05
+
+
+def test_twelve_pairs_in_one_direction_give_the_exact_smallest_p():
+    """All 12 differences positive: 2 of the 2^12 sign patterns are as extreme, p = 1/2048
+    (exact, every pattern enumerated)."""
+    verdict = paired_verdict("c", np.arange(1.0, 13.0), np.zeros(12))
+    assert verdict.verdict == "holds" and verdict.p == pytest.approx(2 / 2 ** 12)
 
 
 def test_the_grouping_task_runs_both_conditions_on_the_same_seeds(tmp_path):
@@ -41,10 +52,9 @@ def test_the_grouping_task_runs_both_conditions_on_the_same_seeds(tmp_path):
              "options": {"replicates": 6, "t_end": 30.0, "record_every": 1.0}}
     document = run_task(entry, tmp_path / "result.json")
     result = json.loads((tmp_path / "result.json").read_text())["result"]
-    assert [claim["output"] for claim in result["claims"]] == ["survival", "food_time"]
-    assert all(claim["verdict"] in ("holds", "fails", "inconclusive")
-               for claim in result["claims"])
-    assert result["verdict"] == result["claims"][0]["verdict"]
+    assert [claim["output"] for claim in result["verdicts"]] == ["survival", "food_time"]
+    assert all(claim["verdict"] in VERDICTS for claim in result["verdicts"])
+    assert result["verdict"] == result["verdicts"][0]["verdict"]
     assert len(result["survival"]["grouped"]) == len(result["survival"]["solitary"]) == 6
     assert len(result["time"]) == 31
     rows = (tmp_path / "grouping.csv").read_text().splitlines()

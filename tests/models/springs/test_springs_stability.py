@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from flocklab.analysis.sensitivity import Verdict
+from flocklab.analysis.verdicts import Verdict
 from flocklab.models.springs.claims import (
     StabilityRow,
     agreement,

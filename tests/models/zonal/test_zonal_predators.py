@@ -271,6 +271,10 @@ def test_danger_metrics_come_from_the_run_file():
     run_metrics = get_model("zonal").metrics(ds, 0.0)
     assert run_metrics["danger_rank"] == pytest.approx(ranks[captured].mean(), rel=1e-12)
     assert run_metrics["danger_share"] == pytest.approx(np.mean(ranks[captured] >= 0.75))
+    null = ds["capture_null_rank"].values
+    assert np.array_equal(np.isfinite(null), captured)
+    assert run_metrics["danger_rank_excess"] == pytest.approx(
+        np.mean(ranks[captured] - null[captured]), rel=1e-12)
 
 
 @pytest.mark.parametrize(("radius", "captured"), [(0.5, True), (0.49, False), (0.51, True)])
@@ -285,3 +289,26 @@ def test_capture_radius_is_the_reach_to_the_target(radius, captured):
                       captured_by)
     assert alive.tolist() == [not captured]
     assert capture_step.tolist() == ([5] if captured else [-1])
+
+
+def test_the_approach_null_is_the_rank_of_the_edge():
+    """The square group with the centre's domain 2 and four equal corner domains (ranks 0
+    and (1 + 3/2)/4 = 0.625): from every side the nearest prey is a corner, so the rank a
+    random approach meets is 0.625, not 1/2. A line of prey at x = 0, 1.2, 3 (ranks 1/2, 0,
+    1) seen from 100 away: the right end is nearest from the 31 of 64 sides with cos > 0,
+    the left end from the 31 with cos < 0, the middle prey (nearest the centroid's x) only
+    from straight above and below: (31 x 1 + 31 x 1/2 + 2 x 0)/64."""
+    sim = _resting_group(SQUARE, [-1.5, -1.5])
+    domains = np.array([2.0, *[CORNER_DOMAIN] * 4])
+    assert sim.approach_null_rank(np.array([-1.5, -1.5]), domains) == pytest.approx(0.625)
+    line = _resting_group([[0.0, 0.0], [1.2, 0.0], [3.0, 0.0]], [101.4, 0.0])
+    domains = np.nan_to_num(line.danger_domains(1.0), nan=-1.0)
+    assert line.approach_null_rank(np.array([101.4, 0.0]), domains) == pytest.approx(
+        (31 + 15.5) / 64)
+
+
+def test_the_excess_over_the_approach_null():
+    ranks = np.array([np.nan, 1.0, 0.5, 0.75])
+    null = np.array([np.nan, 0.75, 0.75, np.nan])
+    assert metrics.danger_excess(ranks, null) == pytest.approx(((1 - 0.75) + (0.5 - 0.75)) / 2)
+    assert math.isnan(metrics.danger_excess(ranks, np.full(4, np.nan)))

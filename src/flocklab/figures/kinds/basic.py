@@ -191,12 +191,18 @@ class Curve(StudyKind):
         derived = {quantity.name for quantity in model.derived_quantities}
         measured = [name_text(model, name) for name in names if name not in derived]
         reference = [name_text(model, name) for name in names if name in derived]
-        text = (f"Replicate-averaged {' and '.join(measured)} against "
-                f"{name_text(model, figure['x'])}"
+        if not model.uses_seed(study.params(next(study.points()))):
+            errors = ". Deterministic runs: one run per point, no error bars."
+        elif study.replicates == 1:
+            errors = (". One seed per point; error bars: the run's autocorrelation-corrected "
+                      "standard error.")
+        else:
+            errors = f". Error bars: jackknife over the {study.replicates} seeds per point."
+        text = (f"{'Replicate-averaged ' if study.replicates > 1 else ''}"
+                f"{' and '.join(measured)} against {name_text(model, figure['x'])}"
                 + (f", one line per {name_text(model, figure['hue'])}"
-                   if figure.get("hue") else "")
-                + f". Error bars: jackknife over the {study.replicates} seeds per point "
-                "(with one seed, the run's autocorrelation-corrected standard error).")
+                   if figure.get("hue") else "") + errors)
+        text = text[0].upper() + text[1:]
         if reference:
             text += f" Dashed: {' and '.join(reference)} (closed form)."
         return [text, sweeps_text(study)]

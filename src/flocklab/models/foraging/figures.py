@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flocklab.analysis.verdicts import format_p
 from flocklab.figures import style
 from flocklab.figures.drawing import Drawing, Glyph, trail_lines
 from flocklab.figures.labels import axis_label
@@ -154,8 +155,8 @@ def grouping_figure(fig: Any, result: Mapping[str, Any]) -> None:
     right.set_ylabel(axis_label("survival at the end", "n/N"))
     marks = {"survival": "survival", "food_time": "time to food"}
     style.panel_title(right, "; ".join(f"{marks[c['output']]}: {c['verdict']} "
-                              f"(p = {min(c['p_better'], c['p_worse']):.2g})"
-                              for c in result["claims"]))
+                                       f"({format_p(c['p'])}, {c['n']} seeds)"
+                                       for c in result["verdicts"]))
 
 
 def budget_figure(fig: Any, result: Mapping[str, Any], params: Mapping[str, Any]) -> None:

@@ -6,11 +6,12 @@ forages alone: no swarm, follow, cohesion or alignment; separation kept) and
 depend only on the seed, not on ``social``, so the runs are *paired*: seed k gives the same
 patches and the same schools in both conditions. Per seed it records survival, the
 restricted mean lifetime and time to food. Two claims are tested on the paired differences
-:math:`\Delta_k = y_k^{grouped} - y_k^{solitary}` with one-sided Wilcoxon signed-rank tests:
-"grouping helps foraging" on survival (the contest papers' claim) and "larger shoals find
-food faster" on the restricted mean time to food (Pitcher, Magurran and Winfield 1982):
-**holds** when the grouped do better with :math:`p < \alpha`, **fails** when they do worse
-with :math:`p < \alpha` (the opposite one-sided test), **inconclusive** otherwise.
+:math:`\Delta_k = y_k^{grouped} - y_k^{solitary}` with two-sided Wilcoxon signed-rank tests
+(:func:`flocklab.analysis.verdicts.paired_difference`): "grouping helps foraging" on survival
+(the contest papers' claim) and "larger shoals find food faster" on the restricted mean time
+to food (Pitcher, Magurran and Winfield 1982): **holds** when the grouped do better with
+:math:`p < \alpha`, **fails** when they do worse with :math:`p < \alpha`, **inconclusive**
+otherwise.
 
 ``budget`` runs lone agents in an empty arena: without food at several speeds (death time
 against :math:`E_0/(k v + b)`) and on uniform fields that are not depleted (energy against
@@ -30,11 +31,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flocklab.core.io import json_ready
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.tasks import Task, list_option
 
@@ -42,54 +45,26 @@ from flocklab.tasks import Task, list_option
 _POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 
 if TYPE_CHECKING:  # pragma: no cover
+    from flocklab.analysis.verdicts import Verdict
     from flocklab.core.model import Model
 
 CONDITIONS = ("solitary", "grouped")
 
 
-def paired_verdict(grouped: Sequence[float], solitary: Sequence[float], alpha: float,
-                   name: str = "survival", better: str = "higher"
-                   ) -> tuple[str, str, float, float]:
-    """Wilcoxon signed-rank verdict on paired outcomes: are the grouped better?
+def paired_verdict(claim: str, grouped: Sequence[float], solitary: Sequence[float],
+                   name: str = "survival", better: str = "higher", alpha: float = 0.05
+                   ) -> Verdict:
+    """Are the grouped better than the solitary on the same seeds?
 
-    Parameters
-    ----------
-    grouped, solitary : sequence of float
-        The outcome of each seed in each condition (same order).
-    alpha : float
-        Significance level of each one-sided test.
-    name : str
-        The outcome's name, for the evidence.
-    better : {"higher", "lower"}
-        Which direction is better (survival: higher; time to food: lower).
-
-    Returns
-    -------
-    verdict : {"holds", "fails", "inconclusive"}
-        Holds when the grouped are better with one-sided p < alpha, fails when they are
-        worse with one-sided p < alpha.
-    evidence : str
-    p_better, p_worse : float
-        The two one-sided p-values (1 when every difference is zero).
+    :func:`flocklab.analysis.verdicts.paired_difference` on the differences
+    grouped - solitary, oriented by ``better`` (survival: higher; time to food: lower).
     """
-    from scipy import stats
+    from flocklab.analysis.verdicts import paired_difference
 
     diff = np.asarray(grouped, float) - np.asarray(solitary, float)
-    if not np.any(diff):
-        return "inconclusive", f"all {diff.size} paired differences of {name} are zero", 1.0, 1.0
     gain = diff if better == "higher" else -diff
-    p_better = float(stats.wilcoxon(gain, alternative="greater").pvalue)
-    p_worse = float(stats.wilcoxon(gain, alternative="less").pvalue)
-    sem = diff.std(ddof=1) / math.sqrt(diff.size) if diff.size > 1 else 0.0
-    evidence = (f"mean {name} grouped - solitary {diff.mean():+.3g} (s.e. {sem:.2g}; "
-                f"grouped better on {np.sum(gain > 0)} of {diff.size} seeds, worse on "
-                f"{np.sum(gain < 0)}); Wilcoxon signed-rank one-sided p = {p_better:.2g} "
-                f"(grouped better), {p_worse:.2g} (grouped worse)")
-    if p_better < alpha:
-        return "holds", evidence, p_better, p_worse
-    if p_worse < alpha:
-        return "fails", evidence, p_better, p_worse
-    return "inconclusive", evidence, p_better, p_worse
+    word = "gain" if better == "higher" else "shortening"
+    return paired_difference(claim, gain, f"{name} {word} grouped - solitary", alpha)
 
 
 #: The claims the task tests: (text, outcome, better).
@@ -103,6 +78,7 @@ class Grouping(Task):
     """Solitary against grouped foraging on the same seeds, with a paired test."""
 
     name = "grouping"
+    tests_claims = True
     description = ("survival of solitary and grouped foragers on the same food layouts and "
                    "starts; the claim 'grouping helps foraging' tested by a paired Wilcoxon "
                    "signed-rank test")
@@ -168,16 +144,13 @@ def grouping_task(model: Model, params: Mapping[str, Any], options: Mapping[str,
     write_rows(rows, out_dir / "grouping.csv")
     outcome = {name: {c: [row[name] for row in rows if row["condition"] == c]
                       for c in CONDITIONS} for _, name, _ in CLAIMS}
-    claims = []
-    for text, name, better in CLAIMS:
-        verdict, evidence, p_better, p_worse = paired_verdict(
-            outcome[name]["grouped"], outcome[name]["solitary"], options["alpha"], name, better)
-        claims.append({"claim": text, "output": name, "verdict": verdict, "evidence": evidence,
-                       "p_better": p_better, "p_worse": p_worse})
+    verdicts = [{**json_ready(asdict(paired_verdict(
+        text, outcome[name]["grouped"], outcome[name]["solitary"], name, better,
+        options["alpha"]))), "output": name} for text, name, better in CLAIMS]
     summary = {c: {name: float(np.mean([row[name] for row in rows if row["condition"] == c]))
                    for name in ("survival", "lifetime", "food_time", "found_food", "eaten")}
                for c in CONDITIONS}
-    return {"claims": claims, "verdict": claims[0]["verdict"], "means": summary,
+    return {"verdicts": verdicts, "verdict": verdicts[0]["verdict"], "means": summary,
             "survival": outcome["survival"], "food_time": outcome["food_time"],
             "seeds": [options["seed"] + k for k in range(options["replicates"])],
             "time": time.tolist(), "alive_fraction": series}

@@ -8,16 +8,21 @@ velocity of the group is within :math:`\arccos 0.9 \approx 26^\circ` of the new 
 
 The paper concludes that the number of sub-leaders and the prediction step govern how fast
 information spreads, and that too many sub-leaders do not help. :func:`verdicts` tests the
-three parts on the grid of :func:`turn_times`:
+three parts on the grid of :func:`turn_times` (:mod:`flocklab.analysis.verdicts`). Every run
+is censored at the same time, so a censored turn time is a tie above every observed one:
+rank tests stay exact, means do not (:func:`summary_table` reports medians and the share
+turned). The runs without sub-leaders, listed under every prediction step, count once.
 
 1. *sub-leaders govern the spread*: Spearman's rank correlation of turn time with the number
-   of sub-leaders (all runs) is negative with p < 0.05;
-2. *the prediction step governs it*: the turn times of the runs with sub-leaders, centred on
-   the mean of their number of sub-leaders, differ between prediction steps
-   (Kruskal–Wallis, p < 0.05);
-3. *too many sub-leaders do not help*: the largest count does not turn the group
-   significantly faster than the next largest (one-sided Mann–Whitney, p >= 0.05 holds;
-   needs two counts above 0).
+   of sub-leaders, negative with permutation p < 0.05 (holds), positive (fails), neither
+   (inconclusive);
+2. *the prediction step governs it*: the turn times of the runs with sub-leaders differ
+   between prediction steps within each number of sub-leaders (Kruskal–Wallis summed over
+   the numbers, permutation within them): holds at p < 0.05, inconclusive otherwise;
+3. *too many sub-leaders do not help*: the largest count shortens the median turn time of
+   the next largest by less than :data:`NO_HELP_MARGIN` of it — holds when the 95 %
+   interval of the shift lies below that margin, fails when above, inconclusive otherwise
+   (needs two counts above 0).
 
 A verdict whose data are missing (one prediction step, fewer than two counts above 0) is
 left out.
@@ -34,8 +39,9 @@ import numpy as np
 from flocklab.models.forces.engine import ForcesSimulation, goal_direction
 from flocklab.models.forces.metrics import TURN_THRESHOLD, goal_alignment
 
-#: Significance level of the verdicts.
-ALPHA = 0.05
+#: "Does not help": the largest number of sub-leaders shortens the turn time of the next
+#: largest by less than this share of its median.
+NO_HELP_MARGIN = 0.1
 
 
 def turn_time_of_run(params: Mapping[str, Any], seed: int, dt: float, t_max: float,
@@ -86,62 +92,79 @@ def turn_times(params: Mapping[str, Any], subleaders: Sequence[int],
     return rows
 
 
-def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
-    """The three verdicts of the module docstring, each with its evidence."""
-    from scipy import stats
+def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The three verdicts of the module docstring (:class:`flocklab.analysis.verdicts.Verdict`
+    fields as a dict each)."""
+    from dataclasses import asdict
 
-    counts = np.array([row["subleaders"] for row in rows], dtype=float)
-    taus = np.array([row["prediction_step"] for row in rows], dtype=float)
-    times = np.array([row["turn_time"] for row in rows], dtype=float)
-    out = []
-    rho, p_rho = stats.spearmanr(counts, times)
-    holds = bool(rho < 0 and p_rho < ALPHA)
-    out.append({"claim": "The number of sub-leaders governs how fast the new goal spreads "
-                         "(more sub-leaders, shorter turn time)",
-                "verdict": "holds" if holds else "fails",
-                "evidence": f"Spearman rho(sub-leaders, turn time) = {rho:.3f}, p = "
-                            f"{p_rho:.2g} over {times.size} runs"})
+    from flocklab.analysis.verdicts import group_difference, no_improvement, rank_correlation
+    from flocklab.core.io import json_ready
+
+    runs = independent_runs(rows)
+    counts = np.array([row["subleaders"] for row in runs], dtype=float)
+    taus = np.array([row["prediction_step"] for row in runs], dtype=float)
+    times = np.array([row["turn_time"] for row in runs], dtype=float)
+    out = [rank_correlation("The number of sub-leaders governs how fast the new goal spreads "
+                            "(more sub-leaders, shorter turn time)", counts, times, -1.0)]
     with_subs = counts > 0
-    centred = times.copy()
-    for count in np.unique(counts):
-        centred[counts == count] -= times[counts == count].mean()
-    groups = [centred[with_subs & (taus == tau)] for tau in np.unique(taus)]
-    if len(groups) > 1 and all(g.size for g in groups):
-        h, p_kw = stats.kruskal(*groups)
-        rho_t, p_t = stats.spearmanr(taus[with_subs], centred[with_subs])
-        means = ", ".join(f"tau = {tau:g}: {g.mean():+.2f}" for tau, g in
-                          zip(np.unique(taus), groups, strict=True))
-        out.append({"claim": "The prediction step governs how fast the new goal spreads",
-                    "verdict": "holds" if p_kw < ALPHA else "fails",
-                    "evidence": f"Kruskal-Wallis over prediction steps of the turn times "
-                                f"centred per number of sub-leaders (runs with sub-leaders): "
-                                f"H = {h:.2f}, p = {p_kw:.2g}; mean offsets {means}; "
-                                f"Spearman rho(tau, offset) = {rho_t:.3f} (p = {p_t:.2g})"})
-    levels = np.unique(counts[counts > 0])
+    if np.unique(taus[with_subs]).size > 1:
+        out.append(group_difference(
+            "The prediction step governs how fast the new goal spreads", times[with_subs],
+            taus[with_subs], counts[with_subs]))
+    levels = np.unique(counts[with_subs])
     if levels.size >= 2:
         top, next_top = levels[-1], levels[-2]
-        a, b = times[counts == top], times[counts == next_top]
-        _, p_mw = stats.mannwhitneyu(a, b, alternative="less")
-        out.append({"claim": "Too many sub-leaders do not help (the largest number does not "
-                             "turn the group faster than the next largest)",
-                    "verdict": "holds" if p_mw >= ALPHA else "fails",
-                    "evidence": f"mean turn time {a.mean():.2f} with {top:g} sub-leaders "
-                                f"against {b.mean():.2f} with {next_top:g}; one-sided "
-                                f"Mann-Whitney p = {p_mw:.2g} (fails if < {ALPHA})"})
+        reference = times[counts == next_top]
+        margin = NO_HELP_MARGIN * float(np.median(reference))
+        out.append(no_improvement(
+            f"Too many sub-leaders do not help ({top:g} shorten the turn time of {next_top:g} "
+            f"by less than {NO_HELP_MARGIN:.0%} of its median)", reference,
+            times[counts == top], margin, what="turn time shortened by"))
+    return [json_ready(asdict(verdict)) for verdict in out]
+
+
+def independent_runs(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``rows`` with the runs without sub-leaders once (they are listed under every
+    prediction step but were run once per seed)."""
+    seen: set[int] = set()
+    out = []
+    for row in rows:
+        if row["subleaders"] == 0:
+            if row["seed"] in seen:
+                continue
+            seen.add(row["seed"])
+        out.append(row)
     return out
 
 
 def summary_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Mean, standard error and share turned per (sub-leaders, prediction step)."""
+    """Per (sub-leaders, prediction step): the median turn time with its quartiles, the
+    share of runs that turned and the number of runs.
+
+    Every run is censored at the same time, so an order statistic is known whenever the
+    runs at or below it all turned; a quartile or median that falls on a censored run is
+    NaN (``turn_time_median_censored`` says so for the median): it lies beyond the run.
+    """
     keys = sorted({(row["subleaders"], row["prediction_step"]) for row in rows})
     table = []
     for count, tau in keys:
-        values = np.array([row["turn_time"] for row in rows
-                           if row["subleaders"] == count and row["prediction_step"] == tau])
-        turned = np.mean([row["turned"] for row in rows
-                          if row["subleaders"] == count and row["prediction_step"] == tau])
-        sem = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else math.nan
+        cell = [row for row in rows
+                if row["subleaders"] == count and row["prediction_step"] == tau]
+        values = np.array([row["turn_time"] for row in cell], dtype=float)
+        turned = np.array([row["turned"] for row in cell], dtype=bool)
+        quartiles = [_censored_quantile(values, turned, q) for q in (0.25, 0.5, 0.75)]
         table.append({"subleaders": count, "prediction_step": tau,
-                      "turn_time_mean": float(values.mean()), "turn_time_sem": float(sem),
-                      "turned_share": float(turned), "runs": int(values.size)})
+                      "turn_time_median": quartiles[1], "turn_time_q25": quartiles[0],
+                      "turn_time_q75": quartiles[2],
+                      "turn_time_median_censored": bool(math.isnan(quartiles[1])),
+                      "turned_share": float(turned.mean()), "runs": len(cell)})
     return table
+
+
+def _censored_quantile(values: np.ndarray, turned: np.ndarray, q: float) -> float:
+    """The ``q`` quantile (linear interpolation) of turn times censored at one common time;
+    NaN when it depends on a censored run."""
+    order = np.argsort(values, kind="stable")
+    position = q * (values.size - 1)
+    needed = order[: math.floor(position) + (position % 1 > 0) + 1]
+    return float(np.quantile(values, q)) if turned[needed].all() else math.nan

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from flocklab.analysis.sensitivity import Verdict
+from flocklab.analysis.verdicts import Verdict
 from flocklab.models.springs.integrators import STUDY_METHODS, method_label
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.stability import (

@@ -225,6 +225,9 @@ class Zonal(Model):
         Metric("danger_rank", "mean rank (0 smallest, 1 largest) of the captured prey's "
                               "Voronoi domain of danger among the alive prey's when the "
                               "attack began (1/2: domains ignored; 2-D open space)", "1"),
+        Metric("danger_rank_excess", "mean over captures of the captured prey's domain rank "
+                                     "minus the rank a random approach side would meet "
+                                     "(0: geometry alone; 2-D open space)", "1"),
         Metric("danger_share", "share of captured prey among the largest quarter of the "
                                "domains of danger when the attack began (about 1/4: ignored)",
                "1"),
@@ -274,6 +277,8 @@ class Zonal(Model):
             "capture_on_hull": sim.capture_on_hull, "hull_at_attack": sim.hull_at_attack,
             "capture_domain": sim.capture_domain, "capture_domain_rank": sim.capture_domain_rank,
             "domain_at_attack": sim.domain_at_attack,
+            "null_rank_at_attack": sim.null_rank_at_attack,
+            "capture_null_rank": sim.capture_null_rank,
             "ppos": sim.ppos, "phead": sim.phead, "pstatus": sim.pstatus,
             "pdetected": sim.pdetected, "ptarget": sim.ptarget, "ptimer": sim.ptimer,
             "attacks_started": sim.attacks_started, "fleeing": sim.fleeing,
@@ -357,6 +362,11 @@ class Zonal(Model):
                                     {"long_name": "rank of that domain among the alive prey's "
                                                   "(0 smallest, 1 largest; NaN: n/a)",
                                      "units": "1"}),
+            "capture_null_rank": (("agent",), _unknown_as_nan(sim.capture_null_rank),
+                                  {"long_name": "domain rank of the prey nearest to the "
+                                                "predator approaching from a random side, "
+                                                "averaged over 64 sides (NaN: n/a)",
+                                   "units": "1"}),
         }
         if sim.ppos.shape[0]:
             out["attacks_started"] = (("predator",), sim.attacks_started.copy(),
@@ -385,6 +395,8 @@ class Zonal(Model):
         }
         ranks = run["capture_domain_rank"].values if "capture_domain_rank" in run else []
         out["danger_rank"], out["danger_share"] = metrics.danger_metrics(np.asarray(ranks))
+        null = run["capture_null_rank"].values if "capture_null_rank" in run else []
+        out["danger_rank_excess"] = metrics.danger_excess(np.asarray(ranks), np.asarray(null))
         displacement = self._travel(run, after)
         out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(
             run, displacement)

@@ -51,6 +51,10 @@ def uniform_ball(rng: np.random.Generator, n: int, dim: int, radius: float) -> n
     return random_unit_vectors(rng, n, dim) * (radius * rng.random(n) ** (1.0 / dim))[:, None]
 
 
+#: Approach directions averaged by :meth:`ZonalSimulation.approach_null_rank`.
+APPROACH_DIRECTIONS = 64
+
+
 class ZonalSimulation:
     """A zonal-model run (Couzin 2002 / Couzin 2005 / boids, with predators and obstacles).
 
@@ -83,6 +87,9 @@ class ZonalSimulation:
         :meth:`danger_domains`) and its mid-rank among the alive prey's domains then
         (:func:`~flocklab.models.zonal.metrics.domain_ranks`: 0 smallest, 1 largest); -1 if not
         captured, in 3-D or in a periodic box (not NaN: the state must stay finite).
+    capture_null_rank : ndarray (N,)
+        For the same captures, the rank a predator approaching from a random side would
+        meet (:meth:`approach_null_rank`; -1 as above).
     attacks : list of (step, predator)
         When each attack began.
     step_count : int
@@ -196,6 +203,8 @@ class ZonalSimulation:
         self.capture_domain = np.full(self.n, -1.0)
         self.capture_domain_rank = np.full(self.n, -1.0)
         self.domain_at_attack = np.full((count, self.n), -1.0)
+        self.null_rank_at_attack = np.full(count, -1.0)
+        self.capture_null_rank = np.full(self.n, -1.0)
         self.attacks: list[tuple[int, int]] = []
         self.attacks_started = np.zeros(count, np.int64)
 
@@ -253,6 +262,8 @@ class ZonalSimulation:
             self.hull_at_attack[k] = self.hull_members()
             self.domain_at_attack[k] = np.nan_to_num(self.danger_domains(self.pdetect[k]),
                                                      nan=-1.0)
+            self.null_rank_at_attack[k] = self.approach_null_rank(self.ppos[k],
+                                                                  self.domain_at_attack[k])
         move(1, self.ppos, self.phead, self.pspeed, self.palive, p["dt"], self.obstacles, p["box"])
         predators_capture(self.ppos, self.pstatus, self.ptarget, self.ptimer, self.pevent,
                           self.pparams, self.pos, self.alive, self.step_count, p["box"],
@@ -261,6 +272,8 @@ class ZonalSimulation:
             prey = self.ptarget[k]
             self.capture_on_hull[prey] = int(self.hull_at_attack[k, prey])
             self._record_domain(prey, self.domain_at_attack[k])
+            if self.capture_domain_rank[prey] >= 0:
+                self.capture_null_rank[prey] = self.null_rank_at_attack[k]
 
     def _record_domain(self, prey: int, domains: np.ndarray) -> None:
         """Domain of danger and its rank among ``domains`` (-1: unknown) of a captured prey."""
@@ -269,6 +282,27 @@ class ZonalSimulation:
         self.capture_domain[prey] = domains[prey]
         rank = metrics.domain_ranks(np.where(domains >= 0, domains, np.nan))[prey]
         self.capture_domain_rank[prey] = rank if np.isfinite(rank) else -1.0
+
+    def approach_null_rank(self, predator: np.ndarray, domains: np.ndarray,
+                           directions: int = APPROACH_DIRECTIONS) -> float:
+        """Domain rank the nearest-prey rule would meet from a random side: the mean, over
+        ``directions`` equally spaced approach directions at the predator's distance from the
+        alive prey's centroid, of the rank of the prey nearest to that point (-1: unknown).
+
+        A predator that attacks the nearest prey meets the edge of the group, where domains
+        of danger are large; this is the rank that geometry alone gives, the baseline against
+        which Hamilton's prediction is measured (2-D open space)."""
+        alive = np.flatnonzero(self.alive & (domains >= 0))
+        if alive.size < 2:
+            return -1.0
+        ranks = metrics.domain_ranks(np.where(domains >= 0, domains, np.nan))[alive]
+        xy = self.pos[alive, :2]
+        centre = xy.mean(axis=0)
+        distance = float(np.hypot(*(predator[:2] - centre)))
+        angles = 2 * np.pi * np.arange(directions) / directions
+        points = centre + distance * np.column_stack([np.cos(angles), np.sin(angles)])
+        nearest = np.argmin(((points[:, None, :] - xy[None, :, :]) ** 2).sum(-1), axis=1)
+        return float(np.mean(ranks[nearest]))
 
     def hull_members(self) -> np.ndarray:
         """Boolean mask (N,) of the alive agents on the convex hull of the alive group."""

@@ -259,6 +259,16 @@ def danger_metrics(capture_domain_rank: np.ndarray, top: float = 0.75) -> tuple[
     return float(ranks.mean()), float(np.mean(ranks >= top))
 
 
+def danger_excess(capture_domain_rank: np.ndarray, capture_null_rank: np.ndarray) -> float:
+    """Mean over captures of the captured prey's domain rank minus the rank a predator
+    approaching from a random side would have met (the engine's ``approach_null_rank``):
+    above 0 when captures favour large domains beyond what attacking the group's edge gives
+    by itself. NaN with no capture ranked both ways."""
+    ranks, null = (np.asarray(a, dtype=float) for a in (capture_domain_rank, capture_null_rank))
+    both = np.isfinite(ranks) & np.isfinite(null)
+    return float(np.mean(ranks[both] - null[both])) if both.any() else math.nan
+
+
 #: Thresholds of the collective-state labels (time-averaged P and m of the largest group).
 STATE_THRESHOLDS = {"swarm_max": 0.35, "torus_min_m": 0.5, "parallel_min_p": 0.65,
                     "highly_parallel_min_p": 0.95}
