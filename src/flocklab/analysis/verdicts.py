@@ -150,8 +150,12 @@ def spearman_null(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, bool
         orders = np.array(list(itertools.permutations(y_ranks)))
         return rho, _rank_correlations(x_ranks, orders), True
     rng = np.random.default_rng(PERMUTATION_SEED)
-    orders = rng.permuted(np.tile(y_ranks, (PERMUTATIONS, 1)), axis=1)
-    return rho, _rank_correlations(x_ranks, orders), False
+    chunk = max(1, 2_000_000 // n)        # at most 2e6 ranks (16 MB) in memory at once
+    null = np.concatenate([
+        _rank_correlations(x_ranks, rng.permuted(np.tile(y_ranks, (min(chunk, left), 1)),
+                                                 axis=1))
+        for left in range(PERMUTATIONS, 0, -chunk)])
+    return rho, null, False
 
 
 def permutation_p(statistic: float, null: np.ndarray, exact: bool) -> float:
