@@ -150,8 +150,10 @@ def test_deterministic_replicates_are_one_run():
     levels; every step must go the claimed way; differing replicates break its promise."""
     runs = np.repeat(np.array([[1.0], [2.0], [4.0], [3.0]]), 3, axis=1)
     verdict = rank_trend("c", np.arange(4.0), runs, "increasing", deterministic=True)
-    assert verdict.verdict == "fails" and verdict.n == 4 and math.isnan(verdict.p)
-    assert "2 of 3 steps" in verdict.evidence
+    assert verdict.verdict == "inconclusive" and verdict.n == 4 and math.isnan(verdict.p)
+    assert "2 of 3 steps" in verdict.evidence and "not monotone" in verdict.evidence
+    against = rank_trend("c", np.arange(4.0), runs, "decreasing", deterministic=True)
+    assert against.verdict == "fails" and "1 of 3 steps" in against.evidence
     monotone = rank_trend("c", np.arange(4.0), np.sort(runs, axis=0), "increasing",
                           deterministic=True)
     assert monotone.verdict == "holds" and monotone.n == 4

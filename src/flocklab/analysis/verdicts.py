@@ -219,8 +219,10 @@ def rank_trend(claim: str, levels: np.ndarray, runs: np.ndarray, trend: str,
     p < ``alpha``, fails when it has the other sign with p < ``alpha``, inconclusive
     otherwise (stating the smallest |ρ| the design could have detected). Deterministic
     model: one run per level; holds when every step between consecutive levels goes the
-    claimed way, fails otherwise (ρ over the levels is the effect). Untestable when the
-    output is constant or there are fewer than three runs.
+    claimed way, fails when ρ over the levels (the effect) has the other sign or is 0, and
+    is inconclusive when the tendency is the claimed one but some steps go against it (a
+    response that is not monotone). Untestable when the output is constant or there are
+    fewer than three runs.
 
     Parameters
     ----------
@@ -287,9 +289,12 @@ def _deterministic_trend(claim: str, levels: np.ndarray, values: np.ndarray,
     steps = np.sign(np.diff(values)) * claimed
     rho, _, _ = spearman_null(levels[order][keep], values)
     went = int(np.count_nonzero(steps > 0))
-    verdict = "holds" if went == steps.size else "fails"
+    verdict = ("holds" if went == steps.size else "fails" if rho * claimed <= 0 else
+               "inconclusive")
     evidence = (f"{went} of {steps.size} steps between levels go the claimed way, Spearman ρ "
                 f"= {rho:+.2f} over {n} levels (deterministic model: one run per level)")
+    if verdict == "inconclusive":
+        evidence += "; the tendency is the claimed one but the response is not monotone"
     return Verdict(claim, verdict, evidence, test, n, rho, rho, rho)
 
 
