@@ -123,3 +123,20 @@ def test_flagged_points_are_drawn_open_with_a_legend_entry_outside_the_data():
     assert not [line for line in fig.axes[0].lines if line.get_markerfacecolor() == "white"]
     assert not fig.legends
     plt.close(fig)
+
+
+def test_a_yes_no_outcome_is_drawn_as_markers_not_a_line():
+    """Per-run values all 0 or 1 (a run blew up or not): the shares are markers without a
+    joining line; a continuous output keeps its line."""
+    dt = np.array([0.01, 0.02, 0.04])
+    runs = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
+    summary = xr.Dataset({"stable": (("dt", "replicate"), runs),
+                          "replicate_stable": ("dt", runs.mean(1)),
+                          "replicate_stable_err": ("dt", np.zeros(3)),
+                          "speed": (("dt", "replicate"), runs + 0.5),
+                          "replicate_speed": ("dt", runs.mean(1) + 0.5),
+                          "replicate_speed_err": ("dt", np.zeros(3))}, coords={"dt": dt})
+    for name, width in (("stable", 0.0), ("speed", 1.0)):
+        fig = curve_figure(summary, "dt", name)
+        assert fig.axes[0].lines[0].get_linewidth() == width
+        plt.close(fig)

@@ -212,9 +212,11 @@ def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection:
                          f"remaining dimensions {line.dims}")
     order = np.argsort(xs)
     marker = MARKERS[number % len(MARKERS)]
+    # an outcome that is 0 or 1 in every run (stable or not, turned or not) is drawn as
+    # markers: joining the shares would suggest values between the levels
     drawn = ax.errorbar(xs[order], line.values[order], yerr=line_err.values[order],
-                        marker=marker, markersize=3.5, capsize=2, linewidth=1,
-                        label=label or None)
+                        marker=marker, markersize=3.5, capsize=2,
+                        linewidth=0 if binary_outcome(summary, y) else 1, label=label or None)
     flagged = flagged_points(summary)
     if flagged is None:
         return False
@@ -222,6 +224,16 @@ def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection:
     ax.plot(xs[order][open_points], line.values[order][open_points], marker, linestyle="none",
             markersize=3.5, markerfacecolor="white", color=drawn[0].get_color(), zorder=3)
     return bool(open_points.any())
+
+
+def binary_outcome(summary: xr.Dataset, name: str) -> bool:
+    """Whether the per-run values of ``name`` in ``summary`` are all 0 or 1 (a yes/no
+    outcome of each run); False where the summary has no per-run values of it."""
+    if name not in summary:
+        return False
+    values = np.asarray(summary[name].values, dtype=float)
+    values = values[np.isfinite(values)]
+    return bool(values.size and np.all((values == 0.0) | (values == 1.0)))
 
 
 #: Legend entry of :func:`curve_figure` for points drawn open.
