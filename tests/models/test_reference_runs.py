@@ -92,7 +92,10 @@ CLAIM_TEXT = ("verdicts/*/claim",)
 #: Keys added to task results after the references were written (present only in the fresh
 #: document): the states of the stability limits, since strict JSON writes inf and NaN alike
 #: as null (tested in tests/models/springs).
-ADDED_KEYS = ("table/*/dt_measured_state", "table/*/dt_theory_state")
+ADDED_KEYS = ("table/*/dt_measured_state", "table/*/dt_theory_state",
+              # every verdict's test, runs, effect, interval and p (flocklab.analysis.verdicts)
+              *(f"verdicts/*/{key}" for key in ("test", "n", "effect", "low", "high", "p",
+                                                "detectable")))
 EVIDENCE_TEXT = ("verdicts/*/evidence",)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
