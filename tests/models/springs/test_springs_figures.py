@@ -198,3 +198,26 @@ def test_accuracy_figure_plots_errors_and_orders(tmp_path):
     np.testing.assert_allclose(semi.get_ydata(), [2e-3, 5e-4])
     assert fig.axes[0].get_xscale() == fig.axes[0].get_yscale() == "log"
     plt.close(fig)
+
+
+def test_the_departures_from_linear_theory_are_marked(tmp_path):
+    """A limit theory does not predict gets its letter beside the measured point: n for a
+    nonlinear failure (implicit midpoint), s for a saturated growth, b for a measured 0
+    where theory gives a positive limit (below the sweep); agreeing rows get none, and the
+    legend explains only the letters drawn."""
+    document = _stability_document()
+    table = document["result"]["table"]
+    for row in table:
+        row["agreement"] = "agree"
+    table[3].update(agreement="nonlinear", dt_measured=2.5, dt_theory=None)
+    table[0].update(dt_measured=0.0, dt_theory=0.0027)
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(document))
+    fig = task_figure({"kind": "task", "task": "t", "title": "T", "options": {}}, path)
+    marks = sorted(text.get_text() for text in fig.axes[0].texts if len(text.get_text()) == 1)
+    assert marks == ["b", "b", "n"]      # A and B explicit Euler below the sweep, A midpoint
+    legend = " ".join(text.get_text() for legend in fig.legends for text in legend.texts)
+    assert "n: fails for a nonlinear" in legend.replace("\n", " ")
+    assert "b: unstable at the sweep" in legend.replace("\n", " ")
+    assert "s: above" not in legend.replace("\n", " ")
+    plt.close(fig)

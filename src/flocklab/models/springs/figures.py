@@ -128,7 +128,48 @@ def _plot_configuration(ax: Any, edge: Any, colour: str, offset: float, config: 
                     **style)
     bound = next(row["sqrt_m_over_k"] for row in rows if row is not None)
     ax.axhline(bound, color=colour, ls=":", lw=1.0, label=f"_{config} sqrt(m/k)")
+    _mark_departures(ax, edge, colour, offset, rows)
     return [*numbers, float(bound)]
+
+
+#: Letters beside a measured limit that linear theory does not predict (figure legend).
+DEPARTURE_MARKS = {
+    "nonlinear": ("n", "n: fails for a nonlinear reason (Newton jumps to another root "
+                       "or fails to converge), where linear theory says stable"),
+    "saturated": ("s", "s: above its linear limit the growth saturates at a fixed "
+                       "amplitude"),
+    "below": ("b", "b: unstable at the sweep's smallest step, its linear limit lies below "
+                   "the sweep"),
+}
+
+
+def departure(row: Mapping[str, Any]) -> str | None:
+    """Why a measured limit differs from what the figure shows for theory: the row's
+    ``agreement`` (``nonlinear``, ``saturated``) or ``below`` (measured 0, theory a positive
+    number smaller than the sweep reaches); None where they agree."""
+    if row.get("agreement") in ("nonlinear", "saturated"):
+        return str(row["agreement"])
+    theory, measured = row.get("dt_theory"), row.get("dt_measured")
+    if measured == 0 and isinstance(theory, int | float) and theory > 0:
+        return "below"
+    return None
+
+
+def _mark_departures(ax: Any, edge: Any, colour: str, offset: float,
+                     rows: Sequence[Mapping[str, Any] | None]) -> None:
+    """A letter (:data:`DEPARTURE_MARKS`) beside each measured limit theory does not predict:
+    at the number, or in the band where the measured limit sits."""
+    for m, row in enumerate(rows):
+        why = departure(row) if row is not None else None
+        if why is None:
+            continue
+        value = row["dt_measured"]
+        where = {"xy": (m + offset, value)} if classify_limit(value, row["method"], False) \
+            == "number" else {"xy": (m + offset, BAND / 2 if value == 0 else 1 - BAND / 2),
+                              "xycoords": edge}
+        ax.annotate(DEPARTURE_MARKS[why][0], **where, xytext=(4, 3),
+                    textcoords="offset points", color=colour, fontsize=8,
+                    fontweight="bold")
 
 
 def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, Any]) -> None:
@@ -168,6 +209,10 @@ def stability_figure(fig: Any, result: Mapping[str, Any], options: Mapping[str, 
                        label="linear theory"),
                 Line2D([], [], color="k", ls=":", lw=1.0,
                        label=r"$\sqrt{m/k}$, the tongue article's bound")]
+    shown = {departure(row) for row in rows if row["configuration"] in configs
+             and row["method"] in methods} - {None}
+    handles += [Line2D([], [], ls="none", label=textwrap.fill(text, 34))
+                for key, (_, text) in DEPARTURE_MARKS.items() if key in shown]
     fig.legend(handles=handles, loc="outside right upper")
 
 

@@ -96,7 +96,12 @@ class Stability(Task):
               "equilibrium <= 1), one colour per configuration, dotted: its sqrt(m/k). Top "
               "band: stable at every step (theory: unconditionally; measured: up to the "
               "sweep's largest step, 100 x 2/omega_max by default); bottom band: unstable at "
-              "every step (theory) or already at the sweep's smallest step (measured).")
+              "every step (theory) or already at the sweep's smallest step (measured). "
+              "Letters mark what linear theory does not predict: n, a nonlinear failure "
+              "(implicit midpoint: Newton jumps to another root of the step's equations or "
+              "does not converge, where theory says stable at every step); s, a growth that "
+              "saturates (RK4 on the cloth); b, a limit below the sweep's smallest step "
+              "(explicit Euler with absolute damping at 0.1 and 1 kg: theory 0.0027 s).")
     figure_options = (
         list_option("configurations", None, "configurations to draw (default: all)",
                     {"type": "string", "minLength": 1}, nullable=True),
