@@ -118,17 +118,17 @@ SPECS: tuple[ParameterSpec, ...] = (
                   "1", **_POSITIVE),
     ParameterSpec("escape_directions", "int", 64, "candidate directions of the escape "
                   "optimisation (2-D: angles; 3-D: a Fibonacci sphere)", low=4),
-    ParameterSpec("predator_speed", _F, 3.0, "speed of every predator that gives none",
+    ParameterSpec("predator_speed", _F, 3.0, "predators' speed (a predator's own wins)",
                   "1", **_POSITIVE),
-    ParameterSpec("predator_turn_rate", _F, 90.0, "largest turning rate (per unit time) of "
-                  "every predator that gives none", "degree", **_POSITIVE),
-    ParameterSpec("predator_target", "choice", "nearest", "target rule of every predator "
-                  "that gives none: densest (prey with most neighbours), nearest, chosen "
-                  "(its 'prey')", choices=TARGETS),
-    ParameterSpec("capture_radius", _F, 0.3, "capture radius of every predator that gives "
-                  "none", "1", **_POSITIVE),
-    ParameterSpec("rest_time", _F, 1.0, "time a predator rests after a capture (every "
-                  "predator that gives none)", "1", **_NONNEGATIVE),
+    ParameterSpec("predator_turn_rate", _F, 90.0, "predators' largest turning rate per unit "
+                  "time (a predator's own wins)", "degree", **_POSITIVE),
+    ParameterSpec("predator_target", "choice", "nearest", "predators' target rule: "
+                  "densest (prey with most neighbours), nearest, chosen (its 'prey'); a "
+                  "predator's own wins", choices=TARGETS),
+    ParameterSpec("capture_radius", _F, 0.3, "predators' capture radius (a predator's own "
+                  "wins)", "1", **_POSITIVE),
+    ParameterSpec("rest_time", _F, 1.0, "time a predator rests after a capture (a "
+                  "predator's own wins)", "1", **_NONNEGATIVE),
     ParameterSpec("surround_radius", _F, 4.0, "radius around the first predator within "
                   "which the surround coverage counts prey", "1", **_POSITIVE),
 )

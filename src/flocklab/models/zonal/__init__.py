@@ -231,8 +231,8 @@ class Zonal(Model):
         Metric("danger_share", "share of captured prey among the largest quarter of the "
                                "domains of danger when the attack began (about 1/4: ignored)",
                "1"),
-        Metric("accuracy", "1 - |angle(centroid displacement after burn-in, g)|/pi, g the "
-                           "preferred_angle direction (informed agents or not)", "1"),
+        Metric("accuracy", "accuracy of the group's travel: 1 - |angle between "
+                           "its displacement after burn-in and the preferred direction| / π", "1"),
         Metric("accuracy_cos", "cos of the angle between centroid displacement and g", "1"),
         Metric("travel_angle", "group heading: angle of the centroid displacement after "
                                "burn-in from the x axis, in the xy plane", "degree"),

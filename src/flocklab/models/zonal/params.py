@@ -70,16 +70,16 @@ SPECS: tuple[ParameterSpec, ...] = (
                   low=0.0, high=1.0, high_inclusive=False),
     ParameterSpec("k_e", _F, 0.7, "escape weight of evasion", low=0.0),
     ParameterSpec("k_c", _F, 0.3, "escape weight of cohesion (social direction)", low=0.0),
-    ParameterSpec("predator_target", "choice", "nearest", "target rule of every predator that "
-                  "gives none (sweepable; a predator's own 'target' wins)",
+    ParameterSpec("predator_target", "choice", "nearest", "predators' target rule (a predator's "
+                  "own 'target' wins; sweepable)",
                   choices=("nearest", "optimal")),
-    ParameterSpec("predator_w_d", _F, 1.0, "distance weight w_d of the optimal score of every "
-                  "predator that gives none", "s", low=0.0),
-    ParameterSpec("predator_w_v", _F, 1.0, "speed weight w_v of the optimal score of every "
-                  "predator that gives none (0: the optimal rule is the nearest one)",
+    ParameterSpec("predator_w_d", _F, 1.0, "distance weight w_d of the predators' optimal "
+                  "score (a predator's own wins)", "s", low=0.0),
+    ParameterSpec("predator_w_v", _F, 1.0, "speed weight w_v of the predators' optimal "
+                  "score (0: the nearest-prey rule; a predator's own wins)",
                   "s2", low=0.0),
-    ParameterSpec("obstacle_k", _F, 5.0, "push strength k of every obstacle that gives none "
-                  "(velocity change k (R - r) per unit time)", "s-2", low=0.0),
+    ParameterSpec("obstacle_k", _F, 5.0, "obstacles' push strength k (velocity change "
+                  "k (R - r) per unit time; an obstacle's own wins)", "s-2", low=0.0),
     ParameterSpec("start_radius", _F, 5.0, "agents start uniformly in a ball of this radius "
                   "around the origin (open space)", "1", low=0.0, low_inclusive=False),
     ParameterSpec("start", "choice", "ball", "initial positions: uniform in the start ball, "
