@@ -127,6 +127,12 @@ def _rank_correlations(x_ranks: np.ndarray, y_orders: np.ndarray) -> np.ndarray:
     return (y @ x) / (np.sqrt((y * y).sum(axis=1)) * math.sqrt(float(x @ x)))
 
 
+def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's ρ of ``x`` and ``y`` (shape (n,)): Pearson's correlation of their mid-ranks."""
+    return float(_rank_correlations(_ranks(np.asarray(x, float)),
+                                    _ranks(np.asarray(y, float))[None, :])[0])
+
+
 def spearman_null(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, bool]:
     """Spearman's ρ of ``x`` and ``y`` (shape (n,)) and its permutation distribution.
 
@@ -143,8 +149,8 @@ def spearman_null(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, bool
     exact : bool
         Whether ``null`` holds every ordering.
     """
+    rho = spearman_rho(x, y)
     x_ranks, y_ranks = _ranks(np.asarray(x, float)), _ranks(np.asarray(y, float))
-    rho = float(_rank_correlations(x_ranks, y_ranks[None, :])[0])
     n = y_ranks.size
     if n <= EXACT_UP_TO:
         orders = np.array(list(itertools.permutations(y_ranks)))
@@ -196,8 +202,9 @@ def rho_interval(rho: float, n: int, alpha: float = ALPHA) -> tuple[float, float
     return math.tanh(math.atanh(r) - z * sigma), math.tanh(math.atanh(r) + z * sigma)
 
 
-def _interval_text(low: float, high: float) -> str:
-    return "" if not math.isfinite(low) else f" [{low:+.2f}, {high:+.2f}]"
+def _interval_text(low: float, high: float, spec: str = "+.2f") -> str:
+    """`` [low, high]`` in format ``spec``, or nothing where there is no interval."""
+    return "" if not math.isfinite(low) else f" [{low:{spec}}, {high:{spec}}]"
 
 
 def _deterministic_values(runs: np.ndarray) -> np.ndarray:
@@ -287,7 +294,7 @@ def _deterministic_trend(claim: str, levels: np.ndarray, values: np.ndarray,
         return Verdict(claim, "untestable", f"the output does not change over {n} levels "
                        "(deterministic model)", test, n)
     steps = np.sign(np.diff(values)) * claimed
-    rho, _, _ = spearman_null(levels[order][keep], values)
+    rho = spearman_rho(levels[order][keep], values)
     went = int(np.count_nonzero(steps > 0))
     verdict = ("holds" if went == steps.size else "fails" if rho * claimed <= 0 else
                "inconclusive")
@@ -516,7 +523,7 @@ def paired_difference(claim: str, gain: np.ndarray, what: str = "gain",
     lean = float(np.sum(np.sign(gain[gain != 0]) * ranks))
     mean, low, high, _ = mean_interval(gain, alpha)
     test = "Wilcoxon signed-rank test, permutation distribution"
-    evidence = (f"mean {what} {mean:+.3g}{'' if math.isnan(low) else f' [{low:+.3g}, {high:+.3g}]'}"
+    evidence = (f"mean {what} {mean:+.3g}{_interval_text(low, high, '+.3g')}"
                 f" (95 %), {int(np.sum(gain > 0))} of {n} pairs in the claimed direction, "
                 f"{int(np.sum(gain < 0))} against; {format_p(p)} ({n} paired runs)")
     if p < alpha:
