@@ -759,7 +759,7 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
         data["claim_p"] = ("claim", np.asarray([v.p for v in verdicts], dtype=float),
                            {"long_name": "two-sided p-value of the claim's test (NaN: none)",
                             "units": "1"})
-    document["claims"] = [json_ready(dataclasses.asdict(v)) for v in verdicts]
+    document["claims"] = [v.as_dict() for v in verdicts]
     for output in outputs:
         document["outputs"][output] = {
             factor.name: {"levels": list(factor.values),

@@ -39,6 +39,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -95,6 +96,14 @@ class Verdict:
     high: float = math.nan
     p: float = math.nan
     detectable: float = math.nan
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready mapping (NaN as ``None``), as documents store them."""
+        from dataclasses import asdict
+
+        from flocklab.core.io import json_ready
+
+        return json_ready(asdict(self))
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

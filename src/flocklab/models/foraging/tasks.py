@@ -31,13 +31,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flocklab.core.io import json_ready
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.tasks import Task, list_option
 
@@ -144,9 +142,9 @@ def grouping_task(model: Model, params: Mapping[str, Any], options: Mapping[str,
     write_rows(rows, out_dir / "grouping.csv")
     outcome = {name: {c: [row[name] for row in rows if row["condition"] == c]
                       for c in CONDITIONS} for _, name, _ in CLAIMS}
-    verdicts = [{**json_ready(asdict(paired_verdict(
-        text, outcome[name]["grouped"], outcome[name]["solitary"], name, better,
-        options["alpha"]))), "output": name} for text, name, better in CLAIMS]
+    verdicts = [{**paired_verdict(text, outcome[name]["grouped"], outcome[name]["solitary"],
+                                  name, better, options["alpha"]).as_dict(), "output": name}
+                for text, name, better in CLAIMS]
     summary = {c: {name: float(np.mean([row[name] for row in rows if row["condition"] == c]))
                    for name in ("survival", "lifetime", "food_time", "found_food", "eaten")}
                for c in CONDITIONS}

@@ -95,10 +95,7 @@ def turn_times(params: Mapping[str, Any], subleaders: Sequence[int],
 def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The three verdicts of the module docstring (:class:`flocklab.analysis.verdicts.Verdict`
     fields as a dict each)."""
-    from dataclasses import asdict
-
     from flocklab.analysis.verdicts import group_difference, no_improvement, rank_correlation
-    from flocklab.core.io import json_ready
 
     runs = independent_runs(rows)
     counts = np.array([row["subleaders"] for row in runs], dtype=float)
@@ -120,7 +117,7 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             f"Too many sub-leaders do not help ({top:g} shorten the turn time of {next_top:g} "
             f"by less than {NO_HELP_MARGIN:.0%} of its median)", reference,
             times[counts == top], margin, what="turn time shortened by"))
-    return [json_ready(asdict(verdict)) for verdict in out]
+    return [verdict.as_dict() for verdict in out]
 
 
 def independent_runs(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -344,5 +344,5 @@ def article_claims(cloth_size: int = 10, **measure: Any) -> dict[str, Any]:
     verdicts = stability_verdicts(rows)
     cost_verdicts, cost = cloth_cost_verdicts(cloth(cloth_size, cloth_size))
     return {"table": [asdict(row) for row in rows],
-            "verdicts": [asdict(v) for v in [*verdicts, *cost_verdicts]],
+            "verdicts": [v.as_dict() for v in [*verdicts, *cost_verdicts]],
             "cloth_cost": cost, "seconds": time.perf_counter() - start}

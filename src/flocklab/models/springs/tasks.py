@@ -242,7 +242,7 @@ def stability_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, A
     decades = math.log10(high / low)
     resolution = 10.0 ** (decades / (opts["points"] - 1) / 2 ** opts["refine"]) - 1.0
     claims = set(CLAIM_METHODS) <= set(methods)
-    verdicts = [asdict(v) for v in stability_verdicts(rows)] if claims else []
+    verdicts = [v.as_dict() for v in stability_verdicts(rows)] if claims else []
     return {"table": table, "resolution": resolution, "verdicts": verdicts,
             "verdicts_note": "" if claims else
             f"verdicts need the methods {', '.join(CLAIM_METHODS)}",
@@ -289,7 +289,7 @@ def cloth_cost_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, 
     write_rows(rows, out_dir / "cloth_cost.csv")
     return {"cloth": f"{size}x{size}", "points": int(system.positions.shape[0]),
             "springs": int(system.springs.shape[0]), "runs": data,
-            "verdicts": [asdict(v) for v in verdicts]}
+            "verdicts": [v.as_dict() for v in verdicts]}
 
 
 def accuracy_task(model: Model, params: Mapping[str, Any], opts: Mapping[str, Any],
