@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 import pytest
 
 import flocklab
+from flocklab.analysis.order import random_heading_order
 from flocklab.core import driver
 from flocklab.core.io import open_dataset, write_netcdf
 from flocklab.core.model import SimulationError
@@ -266,7 +268,11 @@ def test_density_is_n_over_l_squared_and_sets_n_back():
     ds = flocklab.simulate("vicsek", N=50, L=4.0, eta=1.0, steps=2, seed=1)
     assert float(ds.attrs["density"]) == 50 / 16
     model = get_model("vicsek")
-    assert model.derived(model.resolve({"N": 90, "L": 3.0})) == {"density": 10.0}
+    derived = model.derived(model.resolve({"N": 90, "L": 3.0}))
+    assert derived["density"] == 10.0
+    # the floor of 90 independent headings, beside each run (exact; sqrt(pi/360) + O(1/N))
+    assert derived["random_order"] == pytest.approx(random_heading_order(90)[0], rel=1e-12)
+    assert derived["random_order"] == pytest.approx(math.sqrt(math.pi / 360), rel=0.01)
     (factor,) = model.derived_factors
     assert (factor.name, factor.target) == ("density", "N")
     params = model.resolve({"L": 5.0})

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from flocklab.analysis.order import random_heading_order_large_n
 from flocklab.models.zonal import metrics
 from flocklab.models.zonal.danger import polygon_disc_area, voronoi_domains
 
@@ -35,7 +36,7 @@ def test_random_headings_polarisation_matches_sqrt_pi_over_4n():
     rng = np.random.default_rng(2024)
     theta = rng.uniform(-np.pi, np.pi, (samples, n))
     p = np.hypot(np.cos(theta).sum(axis=1), np.sin(theta).sum(axis=1)) / n
-    mean, sd = metrics.expected_random_polarisation(n)
+    mean, sd = random_heading_order_large_n(n)
     assert abs(p.mean() - mean) < 5 * sd / math.sqrt(samples)
     assert abs(p.std() / sd - 1) < 5 / math.sqrt(2 * samples) + 0.01
     assert metrics.polarisation(np.c_[np.cos(theta[0]), np.sin(theta[0])]) == pytest.approx(p[0])

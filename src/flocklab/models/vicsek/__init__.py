@@ -72,6 +72,14 @@ INITIAL_CONDITIONS = ("random", "aligned")
 # --------------------------------------------------------------------------- model
 
 
+def _random_order(n: int) -> float:
+    """Mean polar order of ``n`` independent uniform headings (exact; see
+    :func:`flocklab.analysis.order.random_heading_order`)."""
+    from flocklab.analysis.order import random_heading_order
+
+    return random_heading_order(n)[0]
+
+
 class Vicsek(Model):
     """Vicsek model (see module docstring for the equations; kernels in
     :mod:`flocklab.models.vicsek.kernels`, imported on first use)."""
@@ -114,9 +122,13 @@ class Vicsek(Model):
                       choices=INITIAL_CONDITIONS),
     )
 
-    derived_quantities = (DerivedQuantity(
-        "density", "particle density", "1", r"\rho",
-        lambda params: params["N"] / params["L"] ** 2),)
+    derived_quantities = (
+        DerivedQuantity("density", "particle density", "1", r"\rho",
+                        lambda params: params["N"] / params["L"] ** 2),
+        # the finite-N floor: the order of N independent headings (no alignment at all)
+        DerivedQuantity("random_order", "order parameter of N independent headings", "1",
+                        r"v_a^{\mathrm{ind}}", lambda params: _random_order(params["N"])),
+    )
     #: A sensitivity study varies the density through N = round(density L^2) at fixed L.
     derived_factors = (DerivedFactor(
         "density", "N", lambda params, value: max(1, round(value * params["L"] ** 2))),)

@@ -67,15 +67,6 @@ def milling(pos: np.ndarray, head: np.ndarray) -> float:
     return float(np.linalg.norm(np.cross(unit, head).sum(axis=0)) / pos.shape[0])
 
 
-def expected_random_polarisation(n: int) -> tuple[float, float]:
-    """Large-N mean and s.d. of P for n independent uniform headings in 2-D.
-
-    :math:`\\sum e_i` has i.i.d. Gaussian components of variance n/2, so :math:`|\\sum e_i|` is
-    Rayleigh: :math:`E P = \\sqrt{\\pi/(4n)}`, :math:`\\mathrm{Var}\\,P = (1 - \\pi/4)/n`.
-    """
-    return math.sqrt(math.pi / (4 * n)), math.sqrt((1 - math.pi / 4) / n)
-
-
 def nearest_neighbour_distance(pos: np.ndarray, box: float = 0.0) -> float:
     """Mean distance to the nearest other agent (minimum image if ``box > 0``)."""
     pos = np.asarray(pos, dtype=float)
