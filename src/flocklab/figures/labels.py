@@ -27,6 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
 
 _POWER = re.compile(r"^([A-Za-z]+)(-?\d+)$")
+#: Notes in a declaration that document a file's missing or censored values rather than the
+#: quantity; left off figure labels and captions.
+_FILE_NOTE = re.compile(r"\s*\((?:NaN|never|censored)[^)]*\)|;\s*(?:NaN|never|censored)[^)]*")
+#: A 0/1 indicator's declaration, ``1 if <event>[, else 0]``: on a figure it is drawn as the
+#: share of runs with the event.
+_INDICATOR = re.compile(r"^1 if (?:the run )?(?P<event>.+?)(?:, else 0)?$")
 #: Spellings of UDUNITS symbols on a figure.
 _UNIT_WORDS = {"degree": "°", "percent": "%"}
 
@@ -70,6 +76,22 @@ def axis_label(long_name: str, symbol: str = "", units: str = "1") -> str:
     return f"{text} ({unit})" if unit else text
 
 
+def figure_name(long_name: str) -> str:
+    """A declared long name as a figure says it: notes on missing values dropped, a 0/1
+    indicator read as the share of runs with its event.
+
+    Examples
+    --------
+    >>> figure_name("time of the first capture (NaN: none)")
+    'time of the first capture'
+    >>> figure_name("1 if the run did not blow up, else 0")
+    'share of runs: did not blow up'
+    """
+    text = _FILE_NOTE.sub("", long_name).strip()
+    match = _INDICATOR.match(text)
+    return f"share of runs: {match['event']}" if match else text
+
+
 def readable(name: str) -> str:
     """A name with nothing declared for it, for the eye (``link_error_max`` →
     ``link error max``)."""
@@ -98,11 +120,11 @@ def quantity(model: Model, name: str) -> Label:
 def _declared(model: Model) -> Mapping[str, Label]:
     table = {spec.name: Label(_short(spec.description), spec.symbol, spec.unit)
              for spec in model.parameters}
-    table.update({obs.name: Label(obs.long_name, obs.symbol, obs.units)
+    table.update({obs.name: Label(figure_name(obs.long_name), obs.symbol, obs.units)
                   for obs in model.observables})
-    table.update({q.name: Label(q.long_name, q.symbol, q.units)
+    table.update({q.name: Label(figure_name(q.long_name), q.symbol, q.units)
                   for q in model.derived_quantities})
-    table.update({metric.name: Label(metric.long_name, metric.symbol,
+    table.update({metric.name: Label(figure_name(metric.long_name), metric.symbol,
                                      metric.units) for metric in model.run_metrics})
     return table
 
@@ -118,8 +140,8 @@ def _statistic(model: Model, name: str) -> Label:
     table = {
         "susceptibility": Label("susceptibility", r"\chi"),
         "binder_cumulant": Label("Binder cumulant", "G"),
-        "time_to_order": Label(f"time to reach the order threshold of {primary.long_name}",
-                               rf"t_{{{symbol}}}", model.time_units),
+        # the threshold is the summary's (flocklab.analysis.summary), said in captions
+        "time_to_order": Label("time to order", rf"t_{{{symbol}}}", model.time_units),
         "samples": Label("samples after burn-in"),
     }
     return table.get(name, Label(readable(name)))

@@ -85,19 +85,20 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec("start", "choice", "behind", "straight chain at rest: behind the path's "
                   "start along its tangent, or the article's x-axis line from the origin",
                   choices=STARTS),
-    ParameterSpec("method", "choice", "Radau", "solve_ivp method", choices=METHODS),
+    ParameterSpec("method", "choice", "Radau", "integration method (scipy.integrate.solve_ivp)",
+                  choices=METHODS),
     ParameterSpec("rtol", "float", 1e-6, "relative tolerance", "1", low=0.0,
                   low_inclusive=False),
     ParameterSpec("atol", "float", 1e-9, "absolute tolerance", "1", low=0.0,
                   low_inclusive=False),
     ParameterSpec("max_step", "float", 0.0, "largest solver step (0: unlimited)", "s",
                   low=0.0),
-    ParameterSpec("delay", "float", 0.0, "perception delay tau of the control terms", "s",
-                  low=0.0),
+    ParameterSpec("delay", "float", 0.0, "perception delay of the control terms", "s",
+                  low=0.0, symbol=r"\tau"),
     ParameterSpec("look_ahead", "float", 0.0, "look-ahead horizon of the alignment "
                   "(0: plain alignment)", "s", low=0.0),
     ParameterSpec("gain_cv", "float", 0.0, "coefficient of variation of the per-unit "
-                  "gains k_a, k_c, k_d (lognormal, mean = nominal)", "1", low=0.0),
+                  "gains (k_a, k_c, k_d lognormal, mean = nominal)", "1", low=0.0),
     ParameterSpec("gain_seed", "int", -1, "seed of the gain draws (-1: the run seed)", "1",
                   low=-1),
     ParameterSpec("blowup_stretch", "float", 3.0, "stop when a link exceeds this "

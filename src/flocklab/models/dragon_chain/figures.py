@@ -35,7 +35,7 @@ class ChainDrawing(Drawing):
         ax.set_xlabel("$x$ (m)")
         ax.set_ylabel("$y$ (m)")
         t = float(run["frame"].values[frame]) + params["t0"]
-        ax.set_title(f"{label} pitch {params['pitch']:g} m, contest time {t:.10g} s".strip())
+        ax.set_title(f"{label} pitch {params['pitch']:g} m, contest time {t:.4g} s".strip())
 
     def glyphs(self, run: xr.Dataset, frame: int, trail: int = 0) -> list[Glyph]:
         """The boards of :meth:`draw` as outlines (touching ones red) and the head handle."""

@@ -314,7 +314,7 @@ class SpringsDrawing(Drawing):
         :class:`~mpl_toolkits.mplot3d.axes3d.Axes3D` that :meth:`projection` asks for
         (:func:`draw_structure_3d`), both on the whole run's limits."""
         system, params = run_system(run)
-        method = params.get("integrator", "").replace("_", " ")
+        method = method_label(params.get("integrator", ""))
         title = f"{label} {method}, {time_text(run, frame)}".strip()
         if system.dim == 3:
             positions = np.stack([run[c].values for c in ("x", "y", "z")], axis=-1)
