@@ -2,11 +2,11 @@
 runs and two small tasks).
 
 Checks that every figure kind the default forces studies use is drawn (the state map and the
-heatmap with their power-law lines, oat, series, snapshots, animation, task figures), that the
-claims and the tasks get verdicts, and that the physics survives the plumbing: rotating
-swarms where the Morse potential is catastrophic and dispersal in the H-stable corner, the
-closed forms in the task's document, the shark surrounded without a capture, and captures
-agreeing with the survivors.
+heatmap with their power-law lines, oat, survival, series, snapshots, animation, task
+figures), that the claims and the tasks get verdicts (the censored turn time by the log-rank
+test), and that the physics survives the plumbing: rotating swarms where the Morse potential
+is catastrophic and dispersal in the H-stable corner, the closed forms in the task's
+document, the shark surrounded without a capture, and captures agreeing with the survivors.
 """
 
 from __future__ import annotations
@@ -34,12 +34,16 @@ def finished(run_config):
 def test_every_figure_and_every_verdict(finished):
     figures = finished / "figures"
     for name in ("phases_states", "phases_rotation", "phases_snapshots", "leaders_oat",
-                 "escape_oat", "shark_series", "closed_forms", "hierarchy"):
+                 "leaders_survival", "escape_oat", "shark_series", "closed_forms",
+                 "hierarchy"):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
     assert (figures / "shark_animation.gif").read_bytes()[:3] == b"GIF"
     for study in ("leaders", "escape"):
         claims = json.loads((finished / study / "sensitivity.json").read_text())["claims"]
         assert [c["verdict"] in VERDICTS for c in claims] == [True]
+    # turn_time is a censored time: its trend claim goes to the log-rank test
+    (turning,) = json.loads((finished / "leaders" / "sensitivity.json").read_text())["claims"]
+    assert "log-rank" in turning["test"] + turning["evidence"]
     verdicts = json.loads((finished / "tasks" / "hierarchy" / "result.json").read_text())[
         "result"]["verdicts"]
     assert len(verdicts) == 3 and all(v["verdict"] in VERDICTS for v in verdicts)

@@ -347,12 +347,16 @@ def oat_indices(design: Design, outputs: np.ndarray, **_: Any) -> Indices:
 
 def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs: Sequence[str],
                     runs: np.ndarray, names: Mapping[str, str] | None = None,
-                    deterministic: bool = False) -> list[Verdict]:
+                    deterministic: bool = False,
+                    survival: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None
+                    ) -> list[Verdict]:
     """Test each claim of an ``oat`` study against its runs.
 
     A claim with ``trend`` is judged by :func:`flocklab.analysis.verdicts.rank_trend` over
-    the levels of its ``parameter``; one with ``at`` (and ``below`` and/or ``above``) by
-    :func:`flocklab.analysis.verdicts.mean_in_range` at the level nearest ``at``.
+    the levels of its ``parameter`` or, where the output is a censored time (in
+    ``survival``) of a stochastic model, by the log-rank test for trend
+    (:func:`flocklab.analysis.survival.survival_trend`); one with ``at`` (and ``below`` and/or
+    ``above``) by :func:`flocklab.analysis.verdicts.mean_in_range` at the level nearest ``at``.
 
     Parameters
     ----------
@@ -370,12 +374,16 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         their config names).
     deterministic : bool
         Whether the model's runs depend on no seed (its replicates are then one run).
+    survival : mapping, optional
+        Censored outputs: their times and event indicators, each shaped (rows, replicates)
+        (:func:`survival_outputs`).
 
     Returns
     -------
     list of Verdict
         One per claim, in order.
     """
+    from flocklab.analysis.survival import survival_trend
     from flocklab.analysis.verdicts import mean_in_range, rank_trend
 
     verdicts = []
@@ -387,7 +395,12 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         rows = np.flatnonzero(design.oat_factor == factor)
         levels = np.asarray(design.factors[factor].values)[design.oat_level[rows]]
         values = runs[outputs.index(claim["output"])][rows]
-        if "trend" in claim:
+        censored = (survival or {}).get(claim["output"])
+        if "trend" in claim and censored is not None and not deterministic:
+            verdict = survival_trend(claim["claim"], levels, censored[0][rows],
+                                     censored[1][rows], claim["trend"])
+            evidence = f"{output} against {parameter}: {verdict.evidence}"
+        elif "trend" in claim:
             verdict = rank_trend(claim["claim"], levels, values, claim["trend"], deterministic)
             evidence = f"{output} against {parameter}: {verdict.evidence}"
         else:
@@ -562,8 +575,8 @@ def read_design(ds: xr.Dataset) -> Design:
                   ds["oat_level"].values.astype(np.int64))
 
 
-def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[str]
-                ) -> np.ndarray:
+def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[str],
+                censored: Sequence[str] = ()) -> np.ndarray:
     """Per-run outputs at every design row.
 
     Parameters
@@ -575,6 +588,9 @@ def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[st
         Point label of every design row.
     outputs : sequence of str
         Per-run metrics of the summary.
+    censored : sequence of str
+        Outputs that are censored times (:attr:`flocklab.core.model.Metric.censored`): NaN
+        is a value of theirs (no event, or none possible), not an error.
 
     Returns
     -------
@@ -583,7 +599,8 @@ def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[st
     Raises
     ------
     ValueError
-        A row without runs, an unknown output, or a non-finite value.
+        A row without runs, an unknown output, or a non-finite value of an output that is
+        not censored.
     """
     known = summary["point"].values.astype(str).tolist()
     missing = sorted(set(labels) - set(known))
@@ -597,9 +614,45 @@ def run_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[st
     rows = [known.index(label) for label in labels]
     runs = np.stack([summary[o].transpose("point", "replicate").values[rows]
                      for o in outputs])
-    if not np.all(np.isfinite(runs)):
+    plain = [k for k, output in enumerate(outputs) if output not in censored]
+    if not np.all(np.isfinite(runs[plain])):
         raise ValueError("a design point has a non-finite output")
     return runs
+
+
+def survival_outputs(summary: xr.Dataset, labels: Sequence[str], outputs: Sequence[str],
+                     model_name: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The censored outputs among ``outputs`` as survival times and event indicators.
+
+    Which outputs are censored, and how a run records it, is the model's declaration
+    (:class:`flocklab.core.model.Metric`: ``event`` or ``censored_at_end``); the run's end is
+    the study's ``t_end`` (summary attribute ``time``).
+
+    Returns
+    -------
+    dict of str to (ndarray, ndarray)
+        Per censored output: times and events (1 event, 0 censored, NaN: no value), each of
+        shape (rows, replicates) in the order of ``labels``.
+    """
+    from flocklab.core.registry import get_model
+
+    declared = {metric.name: metric for metric in get_model(model_name).run_metrics}
+    time = json.loads(summary.attrs.get("time", "{}"))
+    t_end = float(time["t_end"]) if time.get("t_end") is not None else float(
+        time.get("steps", math.nan)) * float(time.get("dt", 1.0))
+    known = summary["point"].values.astype(str).tolist()
+    rows = [known.index(label) for label in labels]
+
+    def values(name: str) -> np.ndarray:
+        if name not in summary:
+            raise ValueError(f"the event indicator '{name}' of a censored output is not in "
+                             f"the summary")
+        return summary[name].transpose("point", "replicate").values[rows].astype(float)
+
+    return {output: declared[output].survival_data(
+                values(output), values(declared[output].event) if declared[output].event
+                else None, t_end)
+            for output in outputs if output in declared and declared[output].censored}
 
 
 def index_variables(results: Mapping[str, Indices], outputs: Sequence[str],
@@ -639,7 +692,12 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     response_mean, _sem               oat: mean output and standard error (output, parameter,
                                       level)
     response                          oat: every run's output (output, parameter, level,
-                                      replicate)
+                                      replicate); a censored time (:func:`survival_outputs`)
+                                      is its survival time, the censoring time where
+                                      response_event is 0
+    response_event                    oat, censored outputs: 1 event, 0 censored (as response)
+    response_median, _low, _high      oat, censored outputs: Kaplan-Meier median time with its
+                                      Brookmeyer-Crowley interval (output, parameter, level)
     level_value                       oat: factor value of each level (parameter, level)
     row_mean                          replicate mean at every design row (output, row)
     claim_*                           oat: text, verdict, evidence, test, runs n and p (claim)
@@ -682,7 +740,10 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     design = read_design(design_ds)
     outputs = list(settings["outputs"])
     labels = design_ds["point"].values.astype(str).tolist()
-    runs = run_outputs(summary, labels, outputs)
+    survival = survival_outputs(summary, labels, outputs, design_ds.attrs["model"])
+    runs = run_outputs(summary, labels, outputs, list(survival))
+    for output, (times, _) in survival.items():
+        runs[outputs.index(output)] = times
     row_mean = runs.mean(axis=2)
     seed = int(design_ds.attrs["seed"]) + 1
     coords: dict[str, Any] = {
@@ -699,7 +760,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     notes: dict[str, str] = {}
     if design.method == "oat":
         results = _oat_analysis(design, design_ds, runs, outputs, settings, replicates,
-                                coords, data, document, names, deterministic)
+                                coords, data, document, names, deterministic, survival)
     else:
         results = _sampling_analysis(design, row_mean, outputs, settings, seed, coords,
                                      document, notes)
@@ -722,7 +783,8 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
 def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                   outputs: list[str], settings: Mapping[str, Any], replicates: int,
                   coords: dict[str, Any], data: dict[str, Any], document: dict[str, Any],
-                  names: Mapping[str, str] | None = None, deterministic: bool = False
+                  names: Mapping[str, str] | None = None, deterministic: bool = False,
+                  survival: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None
                   ) -> dict[str, Indices]:
     """One-at-a-time responses, per-run values and claim verdicts (fills ``coords``,
     ``data`` and ``document`` in place); the per-output index results."""
@@ -744,9 +806,11 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                             np.stack([responses[o].sem for o in outputs]),
                             {"long_name": "standard error of the mean output"})
     data["response"] = (("output", "parameter", "level", "replicate"), per_run,
-                        {"long_name": "output of every run"})
+                        {"long_name": "output of every run (a censored time: the censoring "
+                                      "time where response_event is 0)"})
+    _oat_survival(design, levels, outputs, replicates, survival or {}, data, document)
     verdicts = evaluate_claims(settings.get("claims", []), design, outputs, runs, names,
-                               deterministic)
+                               deterministic, survival)
     if verdicts:
         coords["claim"] = ("claim", np.arange(len(verdicts)), {"long_name": "claim index"})
         for name in ("claim", "verdict", "evidence", "test"):
@@ -761,13 +825,54 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                             "units": "1"})
     document["claims"] = [v.as_dict() for v in verdicts]
     for output in outputs:
-        document["outputs"][output] = {
-            factor.name: {"levels": list(factor.values),
-                          "mean": json_ready(responses[output].mean[i, :len(factor.values)]),
-                          "sem": json_ready(responses[output].sem[i, :len(factor.values)]),
-                          "swing": float(responses[output].swing[i])}
-            for i, factor in enumerate(design.factors)}
+        for i, factor in enumerate(design.factors):
+            document["outputs"].setdefault(output, {}).setdefault(factor.name, {}).update({
+                "levels": list(factor.values),
+                "mean": json_ready(responses[output].mean[i, :len(factor.values)]),
+                "sem": json_ready(responses[output].sem[i, :len(factor.values)]),
+                "swing": float(responses[output].swing[i])})
     return results
+
+
+def _oat_survival(design: Design, levels: np.ndarray, outputs: list[str], replicates: int,
+                  survival: Mapping[str, tuple[np.ndarray, np.ndarray]], data: dict[str, Any],
+                  document: dict[str, Any]) -> None:
+    """For the censored outputs of an oat design: every run's event indicator and, per
+    level, the Kaplan–Meier median with its Brookmeyer–Crowley interval (fills ``data`` and
+    ``document`` in place; NaN for the outputs that are not censored)."""
+    from flocklab.analysis.survival import kaplan_meier, median_survival
+
+    if not survival:
+        return
+    d, k = levels.shape
+    event = np.full((len(outputs), d, k, replicates), np.nan)
+    median = np.full((3, len(outputs), d, k), np.nan)
+    for o, output in enumerate(outputs):
+        if output not in survival:
+            continue
+        times, events = survival[output]
+        event[o, design.oat_factor, design.oat_level, :] = events
+        for row, (i, level) in enumerate(zip(design.oat_factor, design.oat_level,
+                                             strict=True)):
+            keep = np.isfinite(times[row])
+            if keep.any():
+                median[:, o, i, level] = median_survival(kaplan_meier(times[row][keep],
+                                                                      events[row][keep]))
+        for i, factor in enumerate(design.factors):
+            document["outputs"].setdefault(output, {})[factor.name] = {
+                "censored_runs": int(np.sum(event[o, i] == 0)),
+                **{key: json_ready(median[j, o, i, :len(factor.values)])
+                   for j, key in enumerate(("median", "median_low", "median_high"))}}
+    data["response_event"] = (("output", "parameter", "level", "replicate"), event, {
+        "long_name": "1 where the run's censored time is an event, 0 where it is censored "
+                     "(NaN: no value, or an output that is not censored)"})
+    for j, (key, what) in enumerate((("median", "Kaplan-Meier median time"),
+                                     ("median_low", "lower Brookmeyer-Crowley 95 % limit of "
+                                                    "the median"),
+                                     ("median_high", "upper Brookmeyer-Crowley 95 % limit of "
+                                                     "the median"))):
+        data[f"response_{key}"] = (("output", "parameter", "level"), median[j], {
+            "long_name": f"{what} (censored outputs; NaN: not reached or not censored)"})
 
 
 def _sampling_analysis(design: Design, row_mean: np.ndarray, outputs: list[str],

@@ -25,6 +25,10 @@ The tests:
 * :func:`mean_in_range` — the mean output against a claimed range: a Student-t interval, the
   Clopper–Pearson interval for a 0/1 output, the exact value for a deterministic model.
 
+A trend in a censored time (a time the event may not reach within a run) is judged by the
+log-rank test for trend instead: :func:`flocklab.analysis.survival.survival_trend`, with the
+permutation helpers and :func:`format_p` of this module.
+
 References
 ----------
 D. G. Bonett and T. A. Wright, "Sample size requirements for estimating Pearson, Kendall

@@ -70,6 +70,7 @@ and HOOMD-blue (state, operations and writers apart).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -129,12 +130,51 @@ class Observable:
 @dataclass(frozen=True)
 class Metric:
     """A per-run scalar a model computes with :meth:`Model.metrics` (name, description, UDUNITS
-    unit and mathtext symbol for figures)."""
+    unit and mathtext symbol for figures).
+
+    A metric that is the time until an event which may not happen within the run is
+    *censored* where it did not: the run shows only that the time exceeds its censoring time.
+    The declaration says how the run records that, in one of two ways:
+
+    ``event``
+        The name of a companion metric that is 1 where the event happened and 0 where the
+        value is the censoring time (e.g. ``turn_time`` with ``turned``).
+    ``censored_at_end``
+        The value is NaN where the event did not happen; the run is censored at its end
+        ``t_end`` (e.g. ``first_capture_time``, measured from the run's start).
+
+    Claims on a censored metric are tested by survival methods
+    (:func:`flocklab.analysis.survival.survival_trend`), never by ranks or means of the values.
+    """
 
     name: str
     long_name: str
     units: str = "1"
     symbol: str = ""
+    event: str = ""
+    censored_at_end: bool = False
+
+    @property
+    def censored(self) -> bool:
+        """Whether the metric is a time that may be censored."""
+        return bool(self.event) or self.censored_at_end
+
+    def survival_data(self, values: np.ndarray, indicator: np.ndarray | None = None,
+                      t_end: float = math.nan) -> tuple[np.ndarray, np.ndarray]:
+        """The runs' ``values`` (any shape) as survival times and event indicators.
+
+        ``indicator``: the ``event`` metric's values (same shape); ``t_end``: the runs' end
+        time (``censored_at_end``). Returns ``(times, events)``: events 1 or 0, and NaN for
+        both where a run has no value (e.g. the indicator is NaN: no event was possible).
+        """
+        values = np.asarray(values, float)
+        if self.event:
+            events = np.asarray(indicator, float)
+            return np.where(np.isfinite(events), values, np.nan), events
+        if self.censored_at_end:
+            happened = np.isfinite(values)
+            return np.where(happened, values, t_end), happened.astype(float)
+        raise ValueError(f"metric '{self.name}' is not a censored time")
 
 
 #: ``on_blowup``, for models whose studies may cross a stability limit: ``error`` raises

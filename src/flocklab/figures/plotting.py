@@ -772,9 +772,20 @@ def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     return fig
 
 
+def _censored_output(sensitivity: xr.Dataset, output: str) -> bool:
+    """Whether ``output`` is a censored time with event indicators in the file."""
+    return ("response_event" in sensitivity
+            and bool(np.isfinite(sensitivity["response_event"].sel(output=output).values).any()))
+
+
 def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) -> None:
     levels = sensitivity["level_value"].sel(parameter=factor).values
     keep = np.isfinite(levels)
+    if _censored_output(sensitivity, output):
+        _oat_censored_panel(ax, sensitivity, output, factor)
+        if log_spaced(levels[keep]):
+            ax.set_xscale("log")
+        return
     mean = sensitivity["response_mean"].sel(output=output, parameter=factor).values
     sem = sensitivity["response_sem"].sel(output=output, parameter=factor).values
     runs = sensitivity["response"].sel(output=output, parameter=factor).values
@@ -785,6 +796,101 @@ def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) 
                 markersize=3.5, capsize=2, linewidth=1, zorder=2)
     if log_spaced(levels[keep]):
         ax.set_xscale("log")
+
+
+def _oat_censored_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str,
+                        factor: str) -> None:
+    """A censored time against a factor: runs with the event as grey dots, censored runs as
+    open upward triangles at their censoring time (the time lies beyond), and the
+    Kaplan-Meier median with its Brookmeyer-Crowley interval per level (a caret at the top
+    where the upper limit is not reached; an open marker at the largest censoring time where
+    the median is not reached); nothing is averaged."""
+    where = {"output": output, "parameter": factor}
+    levels = sensitivity["level_value"].sel(parameter=factor).values
+    runs = sensitivity["response"].sel(**where).values
+    events = sensitivity["response_event"].sel(**where).values
+    median, low, high = (sensitivity[f"response_{key}"].sel(**where).values
+                         for key in ("median", "median_low", "median_high"))
+    for k in np.flatnonzero(np.isfinite(levels)):
+        x = np.full(runs.shape[-1], levels[k])
+        ax.plot(x[events[k] == 1], runs[k][events[k] == 1], ".", color="0.6", markersize=3,
+                zorder=1)
+        ax.plot(x[events[k] == 0], runs[k][events[k] == 0], "^", markerfacecolor="none",
+                color="0.45", markersize=4.5, zorder=1)
+        top = float(np.nanmax(runs[k])) if np.isfinite(runs[k]).any() else np.nan
+        if np.isfinite(median[k]):
+            upper = (high[k] if np.isfinite(high[k]) else top) - median[k]
+            ax.errorbar(levels[k], median[k], yerr=[[median[k] - low[k]], [upper]],
+                        marker="o", markersize=3.5, capsize=2, color="C0", zorder=2)
+            if not np.isfinite(high[k]):      # the upper limit lies beyond the runs
+                ax.plot(levels[k], top, marker=6, color="C0", markersize=6, zorder=2)
+        elif np.isfinite(top):
+            ax.plot(levels[k], top, "o", markerfacecolor="none", color="C0", markersize=5,
+                    zorder=2)
+    ax.plot([], [], "^", markerfacecolor="none", color="0.45", label="censored run (beyond)")
+    ax.plot([], [], "o", color="C0", label="Kaplan-Meier median, 95 % interval")
+    ax.plot([], [], "o", markerfacecolor="none", color="C0", label="median not reached")
+    ax.legend(fontsize=6, loc="best")
+
+
+def survival_figure(sensitivity: xr.Dataset, output: str, parameter: str | None = None,
+                    title: str = "") -> plt.Figure:
+    """Kaplan-Meier curves of a censored time, one per level of a factor of an oat study:
+    the share of runs without the event against time (steps), shaded pointwise 95 %
+    log-log bands, ticks at the censoring times; the log-rank trend test over the levels
+    (weights: the level values) and its permutation p head the legend
+    (:mod:`flocklab.analysis.survival`)."""
+    from flocklab.analysis.survival import kaplan_meier, logrank_trend
+    from flocklab.analysis.verdicts import format_p
+
+    factors = sensitivity["parameter"].values.astype(str).tolist()
+    parameter = parameter or factors[0]
+    fig, axes = style.new_figure(1, 1)
+    ax = axes.flat[0]
+    if not _censored_output(sensitivity, output):
+        return _no_data(fig, ax, f"{output} is not a censored time of this study", title)
+    where = {"output": output, "parameter": parameter}
+    levels = sensitivity["level_value"].sel(parameter=parameter).values
+    runs = sensitivity["response"].sel(**where).values
+    events = sensitivity["response_event"].sel(**where).values
+    model = _model(sensitivity)
+    symbol = labels.quantity(model, parameter).short() if model else parameter
+    pooled: list[tuple[float, float, float]] = []
+    for k in np.flatnonzero(np.isfinite(levels)):
+        keep = np.isfinite(runs[k]) & np.isfinite(events[k])
+        if not keep.any():
+            continue
+        km = kaplan_meier(runs[k][keep], events[k][keep])
+        pooled += [(levels[k], t, e) for t, e in zip(runs[k][keep], events[k][keep],
+                                                      strict=True)]
+        _km_curve(ax, km, float(runs[k][keep].max()), f"C{k % 10}",
+                  f"{symbol} = {levels[k]:g} ({int(np.sum(events[k][keep] == 0))} of "
+                  f"{int(keep.sum())} censored)")
+    x, t, e = (np.array(column) for column in zip(*pooled, strict=True))
+    test = logrank_trend(t, e, x) if e.any() and np.unique(x).size > 1 else None
+    heading = ("log-rank trend test: " + format_p(test.p) if test is not None and
+               np.isfinite(test.p) else "no log-rank test possible")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(left=0)
+    ax.set_xlabel(style.wrap(output_label(str(sensitivity.attrs["model"]), output), 40))
+    ax.set_ylabel("share of runs without the event yet")
+    style.legend(fig, ax, title=heading)
+    style.title(fig, title)
+    return fig
+
+
+def _km_curve(ax: plt.Axes, km: Any, end: float, colour: str, label: str) -> None:
+    """One Kaplan-Meier step curve to ``end`` with its band and censoring ticks."""
+    x = np.r_[0.0, km.time, max(end, km.time[-1] if km.time.size else 0.0)]
+    y = np.r_[1.0, km.survival, km.survival[-1] if km.time.size else 1.0]
+    low = np.r_[1.0, np.nan_to_num(km.low, nan=0.0), np.nan_to_num(km.low[-1:], nan=0.0)
+                if km.time.size else 1.0]
+    high = np.r_[1.0, np.nan_to_num(km.high, nan=0.0), np.nan_to_num(km.high[-1:], nan=0.0)
+                 if km.time.size else 1.0]
+    ax.step(x, y, where="post", color=colour, linewidth=1.2, label=label)
+    ax.fill_between(x, low, high, step="post", color=colour, alpha=0.15, linewidth=0)
+    ax.plot(km.censored, km.at(km.censored), "|", color=colour, markersize=7,
+            markeredgewidth=1.2)
 
 
 def _output_panels(sensitivity: xr.Dataset, extra: float = 1.4

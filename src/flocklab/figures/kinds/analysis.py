@@ -185,8 +185,12 @@ class Oat(SensitivityKind):
     text = ("One factor at a time around the baseline: each output against each factor "
             "(grey dots: single runs; markers: replicate means with standard errors). Under "
             "the panels, each claim of the study with its verdict (trend: Spearman rank "
-            "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound); numbers in "
-            "results/<study>/sensitivity.json.")
+            "correlation, p < 0.05, or for a censored time the log-rank test for trend; "
+            "bound: mean ± 2 s.e. inside the bound); numbers in "
+            "results/<study>/sensitivity.json. A censored time (the model declares it) is "
+            "not averaged: runs with the event are grey dots, censored runs open triangles at "
+            "their censoring time, and the markers are Kaplan-Meier medians with their "
+            "Brookmeyer-Crowley intervals (open circle: median not reached).")
 
 
 class Morris(SensitivityKind):
@@ -222,3 +226,60 @@ class SensitivityConvergence(SensitivityKind):
     text = ("The indices recomputed from the first N base samples (Sobol) or trajectories "
             "(Morris): curves that have levelled off within their bands show the sample "
             "size suffices.")
+
+
+class Survival(SensitivityKind):
+    """Kaplan-Meier curves of a censored time, one per level of a factor of an oat study."""
+
+    name = "survival"
+    description = ("Kaplan-Meier curves of a censored time per level of a factor, with the "
+                   "log-rank trend test (needs a sensitivity section of method oat and an "
+                   "output the model declares censored)")
+    methods = ("oat",)
+    keys = """
+        output:
+          type: string
+          description: >-
+            The censored time drawn: one of the study's sensitivity outputs that the model
+            declares censored (e.g. turn_time, first_capture_time).
+        parameter:
+          type: string
+          default: ""
+          description: The factor whose levels get one curve each ("" = the first factor).
+    """
+    required = ("output",)
+
+    def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
+                    context: FigureContext) -> None:
+        """Oat study; ``output`` among its outputs and censored; ``parameter`` a factor."""
+        from flocklab.core.registry import get_model
+
+        super().check_study(where, figure, study, context)
+        outputs = context.config["studies"][study.name]["sensitivity"]["outputs"]
+        censored = [metric.name for metric in get_model(study.model).run_metrics
+                    if metric.censored]
+        if figure["output"] not in outputs or figure["output"] not in censored:
+            raise ConfigError(f"config key '{where}.output': '{figure['output']}' is not a "
+                              f"censored output of study '{study.name}'; censored outputs: "
+                              f"{', '.join(o for o in outputs if o in censored) or 'none'}")
+        factors = [factor.name for factor in study.sensitivity.factors]
+        if figure["parameter"] and figure["parameter"] not in factors:
+            raise ConfigError(f"config key '{where}.parameter': '{figure['parameter']}' is "
+                              f"not a factor; factors: {', '.join(factors)}")
+
+    def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
+        from flocklab.figures import plotting
+
+        (sensitivity,) = open_inputs(inputs)
+        return plotting.survival_figure(sensitivity, figure["output"],
+                                        figure["parameter"] or None, title=figure["title"])
+
+    def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
+        parameter = figure["parameter"] or study.sensitivity.factors[0].name
+        return [f"Kaplan-Meier estimate of the share of runs whose {figure['output']} has not "
+                f"yet come, against time, one curve per level of {parameter} (steps; shaded: "
+                "pointwise 95 % log-log bands with Greenwood errors; ticks: runs censored at "
+                "the end without the event). The legend heads with the p of the log-rank test "
+                "for trend over the levels (weights: the level values; permutation p), the "
+                "test that decides the study's trend claims on this output; numbers in "
+                "results/<study>/sensitivity.json.", design_text(study)]

@@ -139,10 +139,11 @@ class Forces(Model):
         Metric("state", "collective state after burn-in: 0 dispersed, 1 clump, 2 flock, "
                         "3 ring, 4 single mill, 5 double mill (-1 unknown)"),
         Metric("turn_time", "time from the goal's turn until cos(mean velocity, goal) >= 0.9 "
-                            "(censored at the run's end)", "1"),
+                            "(censored at the run's end)", "1", event="turned"),
         Metric("turned", "1 if the group turned to the new goal within the run", "1"),
         Metric("captures", "prey captured during the run", "1"),
-        Metric("first_capture_time", "time of the first capture (NaN: none)", "1"),
+        Metric("first_capture_time", "time of the first capture (NaN: none)", "1",
+               censored_at_end=True),
     )
     derived_quantities = (
         DerivedQuantity("C", "Morse strength ratio C_r/C_a", "1", "C",

@@ -219,7 +219,8 @@ class Zonal(Model):
     }
     run_metrics = (
         Metric("captures", "prey captured during the run", "1"),
-        Metric("first_capture_time", "time of the first capture (NaN: none)", "s"),
+        Metric("first_capture_time", "time of the first capture (NaN: none)", "s",
+               censored_at_end=True),
         Metric("hull_share", "share of captured prey on the convex hull when the attack "
                              "began", "1"),
         Metric("danger_rank", "mean rank (0 smallest, 1 largest) of the captured prey's "
