@@ -353,13 +353,24 @@ def derived_coordinates(model: Model, runs: Sequence[xr.Dataset], cells: Sequenc
     for name, attrs in names:
         flat = np.empty(len(cells))
         for run, cell in zip(runs, cells, strict=True):
-            flat[cell] = float(run.attrs[name])
+            flat[cell] = _derived_value(model, run, name)
         grid = flat.reshape((*shape, replicates))[..., 0]
         varying = [a for a in range(len(shape))
                    if not np.allclose(grid, np.take(grid, [0], axis=a), equal_nan=True)]
         reduced = grid[tuple(slice(None) if a in varying else 0 for a in range(len(shape)))]
         coords[name] = ([dims[a] for a in varying], reduced, attrs)
     return coords
+
+
+def _derived_value(model: Model, run: xr.Dataset, name: str) -> float:
+    """A derived quantity of a run: its attribute, or (for a run file written before the
+    model declared it) computed from the run's recorded parameters."""
+    if name in run.attrs:
+        return float(run.attrs[name])
+    import json
+
+    params = model.resolve(json.loads(run.attrs["parameters"]))
+    return float(next(q for q in model.derived_quantities if q.name == name).value(params))
 
 
 def _run_columns(model: Model, runs: Sequence[xr.Dataset], cells: Sequence[int],
