@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 
 import flocklab
 from flocklab.core.registry import get_model
@@ -88,6 +89,18 @@ def test_the_state_codes_and_their_rules():
     for value in T.values():
         assert f"{value:g}" in rules
     assert "state" in {metric.name for metric in get_model("zonal").run_metrics}
+
+
+def test_the_default_figures_draw_the_classifier_thresholds(repo):
+    """The contours of the zonal_states P and m maps are the thresholds of the classifier."""
+    with open(repo / "config" / "zonal.yaml") as stream:
+        figures = yaml.safe_load(stream)["figures"]
+    levels = {name: {contour["level"] for contour in figures[name]["contours"]}
+              for name in ("zonal_states_polarisation", "zonal_states_milling")}
+    assert levels["zonal_states_polarisation"] == {
+        T["swarm_max"], T["parallel_min_p"], T["highly_parallel_min_p"]}
+    assert levels["zonal_states_milling"] == {T["swarm_max"], T["torus_min_m"]}
+    assert figures["zonal_states_map"]["states"] == list(STATE_NAMES)
 
 
 def _preset_state(name, seed):
