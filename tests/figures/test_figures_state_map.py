@@ -108,3 +108,36 @@ def test_make_figure_writes_the_state_map(summary, tmp_path):
     outputs = [tmp_path / "map.png"]
     make_figure(spec, [path], outputs, dpi=50)
     assert outputs[0].stat().st_size > 0
+
+
+def test_contours_follow_the_level_between_the_cell_centres():
+    """z = x exactly: linear interpolation between centres puts the line z = 0.5 at x = 0.5
+    for every y; a level outside the values draws nothing but keeps its legend entry."""
+    x, y = np.array([0.0, 0.25, 1.0]), np.array([1.0, 2.0, 3.0])
+    summary = xr.Dataset({"replicate_q": (("y", "x"), np.tile(x, (3, 1)))},
+                         coords={"x": x, "y": y})
+    fig = heatmap_figure(summary, "x", "y", "q", contours=[
+        {"level": 0.5, "label": "q = 0.5"}, {"level": 2.0, "label": "never"}])
+    ax = fig.axes[0]
+    paths = [path for collection in ax.collections if hasattr(collection, "levels")
+             for path in collection.get_paths()]
+    vertices = np.concatenate([path.vertices for path in paths])
+    np.testing.assert_allclose(vertices[:, 0], 0.5, atol=1e-12)
+    assert vertices[:, 1].min() == pytest.approx(1.0) and vertices[:, 1].max() == pytest.approx(
+        3.0)
+    legend = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert legend == ["q = 0.5", "never"]
+    plt.close(fig)
+
+
+def test_a_contour_needs_its_level_and_is_captioned(forces_config):
+    figure = forces_config["figures"]["phases_rotation"] = {
+        "kind": "heatmap", "study": "phases", "title": "R", "x": "l_r", "y": "C_r",
+        "z": "rotation_mean", "contours": [{"level": 0.6, "label": "R = 0.6"}]}
+    studies = validate_config(forces_config)
+    assert "Contour: R = 0.6" in FigureContext(forces_config, studies).caption(
+        "phases_rotation")
+    figure["contours"] = [{"label": "no level"}]
+    with pytest.raises(ConfigError) as error:
+        validate_config(forces_config)
+    assert "figures.phases_rotation" in str(error.value)

@@ -379,6 +379,31 @@ def draw_power_lines(ax: plt.Axes, lines: Sequence[dict[str, Any]], x_edges: np.
     return handles
 
 
+def draw_contours(ax: plt.Axes, values: np.ndarray, x_centres: np.ndarray,
+                  y_centres: np.ndarray, contours: Sequence[dict[str, Any]]) -> list[Any]:
+    """Each ``{level, label}`` of ``contours`` as the line where the map's value crosses the
+    level, interpolated linearly between the cell centres (matplotlib's marching squares; NaN
+    cells break the line); black, dashed then dotted, on a white halo. ``values`` has shape
+    (len(y_centres), len(x_centres)). Returns the legend handles of the labelled levels (a
+    level the map never crosses still gets its entry)."""
+    from matplotlib import patheffects
+
+    halo = [patheffects.withStroke(linewidth=3.4, foreground="white")]
+    masked = np.ma.masked_invalid(values)
+    handles = []
+    for number, contour in enumerate(contours):
+        style_ = ("--", ":", "-.")[number % 3]
+        level = float(contour["level"])
+        if masked.count() and masked.min() < level < masked.max():
+            drawn = ax.contour(x_centres, y_centres, masked, levels=[level], colors="black",
+                               linestyles=style_, linewidths=1.6)
+            drawn.set(path_effects=halo)
+        if contour.get("label"):
+            handles.append(Line2D([], [], color="black", ls=style_, lw=1.6,
+                                  path_effects=halo, label=contour["label"]))
+    return handles
+
+
 def _map_legend(fig: plt.Figure, handles: Sequence[Any]) -> None:
     """One legend under the map (hatched cells, power lines, states), outside the data."""
     if handles:
@@ -417,7 +442,8 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
                    logy: bool = False, logz: bool = False, mark_missing: str = "no value",
                    xlabel: str | None = None, ylabel: str | None = None,
                    zlabel: str | None = None, title: str = "",
-                   lines: Sequence[dict[str, Any]] = ()) -> plt.Figure:
+                   lines: Sequence[dict[str, Any]] = (),
+                   contours: Sequence[dict[str, Any]] = ()) -> plt.Figure:
     """Replicate-averaged ``z`` as a colour map over the swept coordinates ``x`` (horizontal)
     and ``y`` (vertical).
 
@@ -427,7 +453,8 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
     (:func:`cell_text`). Cells without a finite value (NaN, e.g. runs that blew up) are
     hatched grey with the legend entry ``mark_missing``. With ``logz`` the colour scale is
     logarithmic over the positive values (a cell <= 0 is left white, its value printed).
-    ``lines``: power laws drawn over the map (:func:`draw_power_lines`).
+    ``lines``: power laws drawn over the map (:func:`draw_power_lines`); ``contours``: lines
+    of constant ``z`` (:func:`draw_contours`).
     """
     grid = heatmap_grid(summary, x, y, z)
     n_x, n_y = summary[x].size, summary[y].size
@@ -445,6 +472,7 @@ def heatmap_figure(summary: xr.Dataset, x: str, y: str, z: str, logx: bool = Fal
     bar.set_label(style.wrap(zlabel or quantity_label(summary, z), 38))
     handles = _hatch_missing(ax, missing, xe, ye, mark_missing)
     handles += draw_power_lines(ax, lines, xe, ye, logx) if lines else []
+    handles += draw_contours(ax, z_values, xc, yc, contours) if contours else []
     _map_legend(fig, handles)
     style.title(fig, title)
     _print_cells(ax, mesh, z_values, xe, ye, xc, yc)

@@ -227,6 +227,31 @@ LINES = """\
 """
 
 
+#: Schema key of the lines of constant value drawn over a heatmap.
+CONTOURS = """\
+        contours:
+          type: array
+          default: []
+          description: >
+            lines where the mapped quantity crosses a level (e.g. a state threshold),
+            interpolated linearly between the cell centres, black, with their labels
+          items:
+            type: object
+            additionalProperties: false
+            required: [level]
+            properties:
+              level: {type: number, description: "value of z along the line"}
+              label: {type: string, default: "", description: legend entry}
+"""
+
+
+def contours_text(figure: Mapping[str, Any], model: Any = None) -> list[str]:
+    """Caption lines naming the levels drawn over a heatmap."""
+    z = figure["z"] if model is None else name_text(model, figure["z"])
+    return [f"Contour: {contour.get('label') or 'level'}, {z} = {contour['level']:g}."
+            for contour in figure.get("contours", [])]
+
+
 def lines_text(figure: Mapping[str, Any], model: Any = None) -> list[str]:
     """Caption lines naming the power laws drawn over a map."""
     x, y = (figure["x"], figure["y"]) if model is None else (
@@ -267,7 +292,7 @@ class Heatmap(StudyKind):
         xlabel: {type: string, description: axis label}
         ylabel: {type: string, description: axis label}
         zlabel: {type: string, description: "colour-bar label (default: the quantity's)"}
-    """.rstrip(" ") + LINES
+    """.rstrip(" ") + LINES + CONTOURS
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -309,7 +334,8 @@ class Heatmap(StudyKind):
             open_inputs(inputs)[0], figure["x"], figure["y"], figure["z"], logx=figure["logx"],
             logy=figure["logy"], logz=figure["logz"], mark_missing=figure["mark_missing"],
             xlabel=figure.get("xlabel"), ylabel=figure.get("ylabel"),
-            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()))
+            zlabel=figure.get("zlabel"), title=figure["title"], lines=figure.get("lines", ()),
+            contours=figure.get("contours", ()))
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
         model = get_model(study.model)
@@ -319,7 +345,7 @@ class Heatmap(StudyKind):
                 f"{name_text(model, figure['y'])} (vertical): one cell per "
                 "point, centred on its swept values, with the value printed in it. "
                 f"Hatched cells ({figure.get('mark_missing', 'no value')}): no finite value.",
-                *lines_text(figure, model), sweeps_text(study)]
+                *lines_text(figure, model), *contours_text(figure, model), sweeps_text(study)]
 
 
 class StateMap(Heatmap):

@@ -33,6 +33,7 @@ from flocklab.core.model import (
     SnapshotVariable,
 )
 from flocklab.core.parameters import ParameterSpec
+from flocklab.models.zonal.metrics import state_rules
 from flocklab.references import COUZIN_2002, COUZIN_2005, REYNOLDS_1987
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,6 +219,8 @@ class Zonal(Model):
             count=lambda params: len(params["predators"]), trailing=(("axis", 3),)),
     }
     run_metrics = (
+        Metric("state", "collective state of P and m of all alive agents averaged after "
+                        f"burn-in: {state_rules()}"),
         Metric("captures", "prey captured during the run", "1"),
         Metric("first_capture_time", "time of the first capture (NaN: none)", "s",
                censored_at_end=True),
@@ -393,6 +396,7 @@ class Zonal(Model):
             else math.nan,
             "hull_share": metrics.hull_share(on_hull),
             "fragmented_share": float(np.mean(run["largest_fraction"].values[after] < 1.0)),
+            "state": float(self._state(run, after)),
         }
         ranks = run["capture_domain_rank"].values if "capture_domain_rank" in run else []
         out["danger_rank"], out["danger_share"] = metrics.danger_metrics(np.asarray(ranks))
@@ -404,6 +408,21 @@ class Zonal(Model):
         out.update(self._choice(run, displacement))
         out.update(self._memory(run))
         return out
+
+    @staticmethod
+    def _state(run: xr.Dataset, after: np.ndarray) -> int:
+        """State code (:func:`flocklab.models.zonal.metrics.state_code`) of the polarisation
+        and milling of all alive agents averaged over the records after burn-in (-1 if none).
+
+        All agents rather than the largest group: a cluster of two to four agents is nearly
+        parallel by itself, so the largest group's P would call a broken-up group parallel.
+        """
+        from flocklab.models.zonal import metrics
+
+        if not after.any():
+            return -1
+        return metrics.state_code(float(np.nanmean(run["polarisation"].values[after])),
+                                  float(np.nanmean(run["milling"].values[after])))
 
     @staticmethod
     def _choice(run: xr.Dataset, displacement: np.ndarray | None) -> dict[str, float]:

@@ -260,17 +260,43 @@ def danger_excess(capture_domain_rank: np.ndarray, capture_null_rank: np.ndarray
     return float(np.mean(ranks[both] - null[both])) if both.any() else math.nan
 
 
-#: Thresholds of the collective-state labels (time-averaged P and m of the largest group).
+#: Thresholds of the collective-state labels (time-averaged P and m; the only place they are
+#: set: the classifier, the per-run ``state`` metric and the memory metrics all read them).
 STATE_THRESHOLDS = {"swarm_max": 0.35, "torus_min_m": 0.5, "parallel_min_p": 0.65,
                     "highly_parallel_min_p": 0.95}
 
+#: Names of the integer state codes (index = code) of :func:`state_code`; -1 is
+#: ``transitional`` (between the thresholds) or unknown (NaN averages).
+STATES = ("swarm", "torus", "dynamic parallel", "highly parallel")
+
 
 def classify_state(p: float, m: float) -> str:
-    """Collective state of Couzin et al. (2002) from time-averaged P and m.
+    r"""Collective state of Couzin et al. (2002) from time-averaged polarisation and milling.
 
-    ``swarm`` if P and m are both below 0.35; ``torus`` if m >= 0.5 and P < 0.65;
-    ``highly parallel`` if P >= 0.95; ``dynamic parallel`` if 0.65 <= P < 0.95; otherwise
-    ``transitional``. The thresholds are ours (the paper shows the states but gives none).
+    With the thresholds of :data:`STATE_THRESHOLDS` (:func:`state_rules` states them):
+
+    * ``highly parallel`` if :math:`P \ge 0.95`;
+    * ``dynamic parallel`` if :math:`0.65 \le P < 0.95`;
+    * ``torus`` if :math:`m \ge 0.5` (and :math:`P < 0.65`);
+    * ``swarm`` if :math:`P < 0.35` and :math:`m < 0.35`;
+    * ``transitional`` otherwise (between the thresholds), and for NaN input.
+
+    Parameters
+    ----------
+    p, m : float
+        Time averages of the polarisation :math:`P = |\sum_i e_i|/N` and the milling
+        :math:`m = |\sum_i \hat r_{ic} \times e_i|/N`, both dimensionless in [0, 1].
+
+    Returns
+    -------
+    str
+        The state's name (one of :data:`STATES` or ``transitional``).
+
+    Notes
+    -----
+    The states are those of I. D. Couzin, J. Krause, R. James, G. D. Ruxton and N. R. Franks,
+    "Collective memory and spatial sorting in animal groups", J. Theor. Biol. 218, 1-11
+    (2002); the thresholds are ours (the paper shows the states but gives none).
     """
     t = STATE_THRESHOLDS
     if p >= t["highly_parallel_min_p"]:
@@ -282,6 +308,34 @@ def classify_state(p: float, m: float) -> str:
     if p < t["swarm_max"] and m < t["swarm_max"]:
         return "swarm"
     return "transitional"
+
+
+def state_code(p: float, m: float) -> int:
+    """Integer code of :func:`classify_state`: the index in :data:`STATES` (0 swarm, 1 torus,
+    2 dynamic parallel, 3 highly parallel), -1 for ``transitional`` or NaN input.
+
+    Parameters
+    ----------
+    p, m : float
+        Time-averaged polarisation and milling (dimensionless, in [0, 1]).
+
+    Returns
+    -------
+    int
+        The state code (Couzin et al., J. Theor. Biol. 218, 1-11, 2002, for the states).
+    """
+    state = classify_state(p, m)
+    return STATES.index(state) if state in STATES else -1
+
+
+def state_rules() -> str:
+    """The state labels and their thresholds in words, from :data:`STATE_THRESHOLDS`
+    (for metric descriptions and captions)."""
+    t = STATE_THRESHOLDS
+    return (f"0 swarm (P < {t['swarm_max']:g} and m < {t['swarm_max']:g}), 1 torus "
+            f"(m >= {t['torus_min_m']:g}, P < {t['parallel_min_p']:g}), 2 dynamic parallel "
+            f"({t['parallel_min_p']:g} <= P < {t['highly_parallel_min_p']:g}), 3 highly "
+            f"parallel (P >= {t['highly_parallel_min_p']:g}), -1 between the thresholds")
 
 
 def stage_averages(time: np.ndarray, series: Mapping[str, np.ndarray],
