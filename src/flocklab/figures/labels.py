@@ -30,6 +30,9 @@ _POWER = re.compile(r"^([A-Za-z]+)(-?\d+)$")
 #: Notes in a declaration that document a file's missing or censored values rather than the
 #: quantity; left off figure labels and captions.
 _FILE_NOTE = re.compile(r"\s*\((?:NaN|never|censored)[^)]*\)|;\s*(?:NaN|never|censored)[^)]*")
+#: The list of a state code's values after its name (``state after burn-in: 0 swarm, ...``):
+#: a figure names the states in its legend.
+_CODE_LIST = re.compile(r":\s*-?\d+ [A-Za-z].*$")
 #: A 0/1 indicator's declaration, ``1 if <event>[, else 0]``: on a figure it is drawn as the
 #: share of runs with the event.
 _INDICATOR = re.compile(r"^1 if (?:the run )?(?P<event>.+?)(?:, else 0)?$")
@@ -86,8 +89,10 @@ def figure_name(long_name: str) -> str:
     'time of the first capture'
     >>> figure_name("1 if the run did not blow up, else 0")
     'share of runs: did not blow up'
+    >>> figure_name("collective state after burn-in: 0 swarm, 1 torus (-1 unknown)")
+    'collective state after burn-in'
     """
-    text = _FILE_NOTE.sub("", long_name).strip()
+    text = _CODE_LIST.sub("", _FILE_NOTE.sub("", long_name)).strip()
     match = _INDICATOR.match(text)
     return f"share of runs: {match['event']}" if match else text
 
