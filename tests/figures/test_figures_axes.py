@@ -89,11 +89,15 @@ def test_a_list_of_quantities_is_checked_and_excludes_hue(repo, curve_config):
 
 @pytest.mark.parametrize(("levels", "expected"), [
     ([0.1, 0.3, 1.0, 3.0, 10.0], True),     # two decades
-    ([1.0, 2.0, 5.0, 99.0], False),         # just short of two decades
+    ([1.0, 2.0, 5.0, 99.0], True),          # a decade, spaced by ratios
+    ([0.005, 0.01, 0.1], True),             # a decade, spaced by ratios
+    ([0.1, 1.0, 2.0], False),               # a decade, spaced by differences
+    ([1.0, 4.0, 7.0, 10.0], False),          # a decade, even differences
+    ([1.0, 5.0, 9.9], False),               # short of a decade
     ([0.0, 1.0, 100.0], False),             # zero cannot sit on a log axis
     ([5.0], False),
 ])
-def test_oat_factors_spanning_two_decades_get_a_log_axis(levels, expected):
+def test_oat_factors_spaced_by_ratios_get_a_log_axis(levels, expected):
     assert log_spaced(np.array(levels)) is expected
 
 
@@ -140,3 +144,21 @@ def test_a_yes_no_outcome_is_drawn_as_markers_not_a_line():
         fig = curve_figure(summary, "dt", name)
         assert fig.axes[0].lines[0].get_linewidth() == width
         plt.close(fig)
+
+
+@pytest.mark.parametrize(("values", "from_zero"), [
+    ([0.985, 0.99, 1.0], True),     # a 1.5 % difference: drawn from 0, not over the panel
+    ([0.2, 0.5, 0.9], False),       # a large difference keeps the autoscaled range
+    ([-0.01, 0.0, 0.01], False),    # signed data keep their range
+])
+def test_small_differences_of_non_negative_data_are_drawn_from_zero(values, from_zero):
+    import matplotlib.pyplot as plt
+
+    from flocklab.figures.plotting import anchor_at_zero
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], values)
+    anchor_at_zero(ax)
+    assert bool(ax.get_ylim()[0] == 0.0) is from_zero
+    assert ax.get_ylim()[1] >= max(values)
+    plt.close(fig)

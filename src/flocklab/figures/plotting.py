@@ -190,6 +190,8 @@ def curve_figure(summary: xr.Dataset, x: str, y: str | Sequence[str], hue: str |
     ax.set_ylabel(style.wrap(ylabel or quantity_label(summary, names[0]), 38))
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
+    if not logy:
+        anchor_at_zero(ax)
     if hue is not None or several or any_open:
         handles, texts = ax.get_legend_handles_labels()
         if any_open:
@@ -224,6 +226,17 @@ def _errorbar_line(ax: plt.Axes, summary: xr.Dataset, x: str, y: str, selection:
     ax.plot(xs[order][open_points], line.values[order][open_points], marker, linestyle="none",
             markersize=3.5, markerfacecolor="white", color=drawn[0].get_color(), zorder=3)
     return bool(open_points.any())
+
+
+def anchor_at_zero(ax: plt.Axes) -> None:
+    """Start the vertical axis at 0 for non-negative data whose drawn values differ by less
+    than a tenth of their size: autoscaling would spread a difference of a few percent over
+    the whole panel (error bars and the lines' points are what is compared)."""
+    values = [np.asarray(line.get_ydata(), float) for line in ax.get_lines()]
+    values = np.concatenate(values) if values else np.empty(0)
+    values = values[np.isfinite(values)]
+    if values.size and values.min() >= 0.0 and np.ptp(values) < 0.1 * values.max():
+        ax.set_ylim(bottom=0.0, top=max(ax.get_ylim()[1], 1.05 * values.max()))
 
 
 def binary_outcome(summary: xr.Dataset, name: str) -> bool:
@@ -752,8 +765,19 @@ VERDICT_MARKS = {"holds": "holds", "fails": "FAILS", "inconclusive": "inconclusi
 
 
 def log_spaced(levels: np.ndarray) -> bool:
-    """True for positive levels spanning at least two decades (drawn on a log axis)."""
-    return bool(levels.size > 1 and np.all(levels > 0) and levels.max() >= 100 * levels.min())
+    """True for positive levels drawn best on a log axis: spanning two decades, or one
+    decade with steps more even in ratio than in difference (coefficient of variation of
+    the steps of ln v below that of the steps of v), as 0.005, 0.01, 0.1 are."""
+    levels = np.sort(np.asarray(levels, float))
+    if levels.size < 2 or not np.all(levels > 0) or levels[-1] < 10 * levels[0]:
+        return False
+    if levels[-1] >= 100 * levels[0] or levels.size == 2:
+        return True
+
+    def unevenness(steps: np.ndarray) -> float:
+        return float(np.std(steps) / np.mean(steps))
+
+    return unevenness(np.diff(np.log(levels))) < unevenness(np.diff(levels))
 
 
 def _verdict_lines(sensitivity: xr.Dataset) -> list[str]:
@@ -822,6 +846,7 @@ def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) 
                 zorder=1)
     ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
                 markersize=3.5, capsize=2, linewidth=1, zorder=2)
+    anchor_at_zero(ax)
     if log_spaced(levels[keep]):
         ax.set_xscale("log")
 
