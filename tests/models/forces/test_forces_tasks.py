@@ -56,6 +56,19 @@ def test_sub_leaders_that_slow_the_group_fail_the_first_verdict():
     assert _verdicts(rows)[0] == "fails"
 
 
+def test_groups_that_never_turn_count_as_censored_in_the_first_verdict():
+    """Without sub-leaders no group turns within the run (censored at 35, not a time of 35);
+    with them the turn time falls: the log-rank trend test holds and says how many runs
+    were censored."""
+    rows = _rows(lambda c, t: 35.0 if c == 0 else 20.0 / (1.0 + min(c, 8)))
+    for row in rows:
+        if row["subleaders"] == 0:
+            row["turn_time"], row["turned"] = 35.0, 0
+    first = hierarchy.verdicts(rows)[0]
+    assert first["verdict"] == "holds" and "log-rank" in first["test"]
+    assert "10 censored" in first["evidence"] and first["effect"] > 1.0
+
+
 def test_summary_table_medians():
     rows = _rows(lambda c, t: 10.0 + c)
     table = hierarchy.summary_table(rows)

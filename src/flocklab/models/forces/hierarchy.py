@@ -8,14 +8,17 @@ velocity of the group is within :math:`\arccos 0.9 \approx 26^\circ` of the new 
 
 The paper concludes that the number of sub-leaders and the prediction step govern how fast
 information spreads, and that too many sub-leaders do not help. :func:`verdicts` tests the
-three parts on the grid of :func:`turn_times` (:mod:`flocklab.analysis.verdicts`). Every run
-is censored at the same time, so a censored turn time is a tie above every observed one:
-rank tests stay exact, means do not (:func:`summary_table` reports medians and the share
-turned). The runs without sub-leaders, listed under every prediction step, count once.
+three parts on the grid of :func:`turn_times` (:mod:`flocklab.analysis.verdicts`,
+:mod:`flocklab.analysis.survival`). A group that has not turned by the end of its run has a
+censored turn time; every run is censored at the same time, so a censored turn time is a
+tie above every observed one and the rank tests of 2 stay exact, while means would not
+(:func:`summary_table` reports medians and the share turned). The runs without sub-leaders,
+listed under every prediction step, count once.
 
-1. *sub-leaders govern the spread*: Spearman's rank correlation of turn time with the number
-   of sub-leaders, negative with permutation p < 0.05 (holds), positive (fails), neither
-   (inconclusive);
+1. *sub-leaders govern the spread*: the log-rank test for trend of the turn time over the
+   number of sub-leaders (:func:`flocklab.analysis.survival.survival_trend`): a hazard of
+   turning that rises with it at permutation p < 0.05 holds, one that falls fails, neither is
+   inconclusive;
 2. *the prediction step governs it*: the turn times of the runs with sub-leaders differ
    between prediction steps within each number of sub-leaders (Kruskal–Wallis summed over
    the numbers, permutation within them): holds at p < 0.05, inconclusive otherwise;
@@ -95,14 +98,18 @@ def turn_times(params: Mapping[str, Any], subleaders: Sequence[int],
 def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The three verdicts of the module docstring (:class:`flocklab.analysis.verdicts.Verdict`
     fields as a dict each)."""
-    from flocklab.analysis.verdicts import group_difference, no_improvement, rank_correlation
+    from flocklab.analysis.survival import survival_trend
+    from flocklab.analysis.verdicts import group_difference, no_improvement
 
     runs = independent_runs(rows)
     counts = np.array([row["subleaders"] for row in runs], dtype=float)
     taus = np.array([row["prediction_step"] for row in runs], dtype=float)
     times = np.array([row["turn_time"] for row in runs], dtype=float)
-    out = [rank_correlation("The number of sub-leaders governs how fast the new goal spreads "
-                            "(more sub-leaders, shorter turn time)", counts, times, -1.0)]
+    turned = np.array([row["turned"] for row in runs], dtype=float)
+    levels, by_level, events = _by_level(counts, times, turned)
+    out = [survival_trend("The number of sub-leaders governs how fast the new goal spreads "
+                          "(more sub-leaders, shorter turn time)", levels, by_level, events,
+                          "decreasing")]
     with_subs = counts > 0
     if np.unique(taus[with_subs]).size > 1:
         out.append(group_difference(
@@ -118,6 +125,21 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             f"by less than {NO_HELP_MARGIN:.0%} of its median)", reference,
             times[counts == top], margin, what="turn time shortened by"))
     return [verdict.as_dict() for verdict in out]
+
+
+def _by_level(levels: np.ndarray, times: np.ndarray, events: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs grouped by level: ``(levels (K,), times (K, R), events (K, R))``, rows padded
+    with NaN to the largest group's size R."""
+    unique = np.unique(levels)
+    size = max(int(np.count_nonzero(levels == level)) for level in unique)
+    grid_t = np.full((unique.size, size), np.nan)
+    grid_e = np.full((unique.size, size), np.nan)
+    for k, level in enumerate(unique):
+        mine = levels == level
+        grid_t[k, : mine.sum()] = times[mine]
+        grid_e[k, : mine.sum()] = events[mine]
+    return unique, grid_t, grid_e
 
 
 def independent_runs(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
