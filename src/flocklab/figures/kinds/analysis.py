@@ -185,7 +185,9 @@ class Oat(SensitivityKind):
     text = ("One factor at a time around the baseline: each output against each factor "
             "(grey dots: single runs; markers: replicate means with standard errors). Under "
             "the panels, each claim of the study with its verdict (trend: Spearman rank "
-            "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound); numbers in "
+            "correlation, p < 0.05; bound: mean ± 2 s.e. inside the bound; exponent: the "
+            "95 % interval of the slope of ln output on ln factor inside the bounds, the "
+            "panel log-log with the fit, solid, and the claimed exponent, dashed); numbers in "
             "results/<study>/sensitivity.json.")
 
 
