@@ -810,8 +810,15 @@ def _power_law_lines(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor:
     runs = sensitivity["response"].sel(output=output, parameter=factor).values[keep]
     x = levels[keep]
     a, b, _, _, _ = power_law_fit(np.repeat(x, runs.shape[-1]), runs.ravel())
+    from matplotlib.ticker import FormatStrFormatter, LogLocator
+
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xticks(x)
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FormatStrFormatter("%g"))
+        axis.set_minor_locator(NullLocator())
     if not np.isfinite(b):
         return
     grid = np.geomspace(x.min(), x.max(), 50)
