@@ -190,6 +190,72 @@ def test_bad_sensitivity_settings_name_their_key(test_config, study, path, value
     assert says in str(error.value)
 
 
+@pytest.mark.parametrize(("claim", "key", "says"), [
+    ({"exponent": {"below": 0.5}, "trend": "decreasing"}, "claims[0]", "give one of"),
+    ({"exponent": {}}, "claims[0].exponent", "'below' and/or 'above'"),
+    ({"exponent": {"above": 0.6, "below": 0.4}}, "claims[0].exponent", "must be <"),
+])
+def test_bad_exponent_claims_name_their_key(test_config, claim, key, says):
+    entry = test_config["studies"]["oat"]["sensitivity"]["claims"][0]
+    entry.pop("trend")
+    entry.update(claim)
+    with pytest.raises(ConfigError) as error:
+        validate_config(test_config)
+    assert f"config key 'studies.oat.sensitivity.{key}'" in str(error.value)
+    assert says in str(error.value)
+
+
+def test_an_exponent_needs_positive_levels(test_config):
+    """eta's levels include 0 in no config here: make one, the log scale refuses it."""
+    section = test_config["studies"]["oat"]["sensitivity"]
+    section["factors"]["eta"]["values"] = [0.0, 1.0, 2.0]
+    section["claims"][0] = {"claim": "c", "parameter": "eta",
+                            "output": "order_parameter_mean", "exponent": {"below": 1.0}}
+    with pytest.raises(ConfigError, match=r"claims\[0\]\.parameter.*positive levels"):
+        validate_config(test_config)
+
+
+def test_an_exponent_claim_is_judged_on_the_log_log_fit():
+    """y = 2 N^0.5 exactly at four sizes (two replicates each): the exponent 0.5 holds
+    inside (0.4, 0.6) and fails below 0.3."""
+    factors = [Factor("N", values=(50.0, 100.0, 200.0, 400.0))]
+    design = oat_design(factors, baseline={"N": 100.0})
+    design_ds = _design_file(design, {"N": 100, "L": 5.0})
+    summary = _summary_of_n(design_ds, lambda n: 2.0 * n ** 0.5)
+    claims = [{"claim": "R ~ N^1/2", "parameter": "N", "output": "y",
+               "exponent": {"above": 0.4, "below": 0.6}},
+              {"claim": "R grows slowly", "parameter": "N", "output": "y",
+               "exponent": {"below": 0.3}}]
+    ds, document = analyse_sensitivity(design_ds, summary, {"outputs": ["y"], "claims": claims},
+                                       replicates=2)
+    assert ds["claim_verdict"].values.tolist() == ["holds", "fails"]
+    assert document["claims"][0]["effect"] == pytest.approx(0.5, abs=1e-9)
+    assert document["claims"][0]["n"] == 8
+
+
+def test_the_oat_figure_draws_an_exponent_claim_log_log():
+    """The panel of an exponent claim is log-log with the fit (slope 0.5 on y = 2 N^0.5)
+    and the claimed exponent, the middle of (0.4, 0.6), through the level means."""
+    from flocklab.figures.plotting import oat_figure
+
+    design = oat_design([Factor("N", values=(50.0, 100.0, 200.0, 400.0))],
+                        baseline={"N": 100.0})
+    design_ds = _design_file(design, {"N": 100, "L": 5.0})
+    claims = [{"claim": "R ~ N^1/2", "parameter": "N", "output": "y",
+               "exponent": {"above": 0.4, "below": 0.6}}]
+    ds, _ = analyse_sensitivity(design_ds, _summary_of_n(design_ds, lambda n: 2.0 * n ** 0.5),
+                                {"outputs": ["y"], "claims": claims}, replicates=2)
+    ax = oat_figure(ds).axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    fit, claimed = (line for line in ax.get_lines() if line.get_label().startswith(
+        ("fit", "exponent")))
+    for line in (fit, claimed):
+        x, y = line.get_data()
+        slope = np.diff(np.log(y))[0] / np.diff(np.log(x))[0]
+        assert slope == pytest.approx(0.5, abs=1e-9)
+    assert fit.get_data()[1][0] == pytest.approx(2.0 * 50 ** 0.5, rel=1e-9)
+
+
 def test_sensitivity_study_takes_no_sweep(test_config):
     test_config["studies"]["sobol"]["sweep"] = [{"r": [1.0, 2.0]}]
     with pytest.raises(ConfigError, match=r"studies\.sobol\.sweep"):
@@ -233,6 +299,17 @@ def _summary_of(design_ds, function, offsets):
     y = function(eta, r)[:, None] + np.asarray(offsets)[None, :]
     return xr.Dataset({"y": (("point", "replicate"), y, {"units": "1"})},
                       coords={"point": distinct, "replicate": np.arange(len(offsets))})
+
+
+def _summary_of_n(design_ds, function, replicates=2):
+    """A summary with output ``y`` = function(N) in every replicate at every point."""
+    labels = design_ds["point"].values.astype(str).tolist()
+    distinct = sorted(set(labels))
+    first = [labels.index(label) for label in distinct]
+    n = design_ds["value"].sel(parameter="N").values[first]
+    y = np.repeat(function(n)[:, None], replicates, axis=1)
+    return xr.Dataset({"y": (("point", "replicate"), y, {"units": "1"})},
+                      coords={"point": distinct, "replicate": np.arange(replicates)})
 
 
 def test_design_file_round_trip():

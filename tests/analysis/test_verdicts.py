@@ -14,9 +14,11 @@ from flocklab.analysis.verdicts import (
     PERMUTATIONS,
     Verdict,
     detectable_effect,
+    exponent_in_range,
     format_p,
     mean_in_range,
     mean_interval,
+    power_law_fit,
     rank_trend,
     rho_interval,
     spearman_null,
@@ -196,3 +198,46 @@ def test_a_share_gets_the_clopper_pearson_interval():
 def test_only_the_four_verdicts_exist():
     with pytest.raises(ValueError, match="untestable"):
         Verdict("c", "maybe", "")
+
+
+def test_an_exact_power_law_gives_its_exponent_and_prefactor():
+    x = np.array([50.0, 100.0, 200.0, 400.0])
+    a, b, low, high, n = power_law_fit(np.repeat(x, 3), np.repeat(0.6 * x ** 0.5, 3))
+    assert (b, math.exp(a), n) == (pytest.approx(0.5, abs=1e-12), pytest.approx(0.6), 12)
+    assert low == pytest.approx(0.5, abs=1e-9) and high == pytest.approx(0.5, abs=1e-9)
+
+
+def test_the_exponent_interval_covers_95_percent():
+    """R_g-like data: 4 sizes x 3 seeds, y = 0.6 N^0.5 times log-normal noise (s.d. 0.05);
+    1000 repetitions, binomial s.d. of the coverage 0.7 points."""
+    rng = np.random.default_rng(11)
+    x = np.repeat([50.0, 100.0, 200.0, 400.0], 3)
+    hits = 0
+    for _ in range(1000):
+        _, _, low, high, _ = power_law_fit(x, 0.6 * x ** 0.5 * np.exp(rng.normal(0, 0.05, 12)))
+        hits += low <= 0.5 <= high
+    assert 0.93 <= hits / 1000 <= 0.97
+
+
+@pytest.mark.parametrize(("exponent", "bounds", "verdict"), [
+    (0.5, {"above": 0.4, "below": 0.6}, "holds"),
+    (0.0, {"above": 0.4, "below": 0.6}, "fails"),
+    (0.0, {"below": 0.5}, "holds"),
+    (0.5, {"below": 0.5}, "inconclusive"),   # the interval straddles the bound
+    (1.0, {"below": 0.5}, "fails"),
+])
+def test_exponent_claims_hold_fail_or_stay_open(exponent, bounds, verdict):
+    rng = np.random.default_rng(3)
+    levels = np.array([50.0, 100.0, 200.0, 400.0])
+    runs = 1.5 * levels[:, None] ** exponent * np.exp(rng.normal(0, 0.02, (4, 3)))
+    result = exponent_in_range("c", levels, runs, bounds.get("below"), bounds.get("above"))
+    assert result.verdict == verdict
+    assert result.n == 12 and result.low <= result.effect <= result.high
+    assert (result.verdict == "inconclusive") == math.isfinite(result.detectable)
+
+
+def test_an_exponent_needs_two_levels():
+    verdict = exponent_in_range("c", np.array([100.0]), np.array([[1.0, 1.1, 0.9]]), 0.5,
+                                None)
+    assert verdict.verdict == "untestable"
+

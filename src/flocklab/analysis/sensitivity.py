@@ -355,14 +355,17 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
     A claim with ``trend`` is judged by :func:`flocklab.analysis.verdicts.rank_trend` over
     the levels of its ``parameter`` or, where the output is a censored time (in
     ``survival``) of a stochastic model, by the log-rank test for trend
-    (:func:`flocklab.analysis.survival.survival_trend`); one with ``at`` (and ``below`` and/or
-    ``above``) by :func:`flocklab.analysis.verdicts.mean_in_range` at the level nearest ``at``.
+    (:func:`flocklab.analysis.survival.survival_trend`); one with ``exponent``
+    (``below`` and/or ``above``) by :func:`flocklab.analysis.verdicts.exponent_in_range`
+    (the power law of the output in the parameter, over every run); one with ``at`` (and
+    ``below`` and/or ``above``) by :func:`flocklab.analysis.verdicts.mean_in_range` at
+    the level nearest ``at``.
 
     Parameters
     ----------
     claims : sequence of mapping
-        ``claim`` (text), ``parameter``, ``output`` and ``trend`` or ``at``/``below``/
-        ``above``, as in the config.
+        ``claim`` (text), ``parameter``, ``output`` and ``trend``, ``exponent`` or
+        ``at``/``below``/``above``, as in the config.
     design : Design
         An :func:`oat_design`.
     outputs : sequence of str
@@ -384,7 +387,7 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         One per claim, in order.
     """
     from flocklab.analysis.survival import survival_trend
-    from flocklab.analysis.verdicts import mean_in_range, rank_trend
+    from flocklab.analysis.verdicts import exponent_in_range, mean_in_range, rank_trend
 
     verdicts = []
     names = dict(names or {})
@@ -403,6 +406,11 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
         elif "trend" in claim:
             verdict = rank_trend(claim["claim"], levels, values, claim["trend"], deterministic)
             evidence = f"{output} against {parameter}: {verdict.evidence}"
+        elif "exponent" in claim:
+            bounds = claim["exponent"]
+            verdict = exponent_in_range(claim["claim"], levels, values, bounds.get("below"),
+                                        bounds.get("above"))
+            evidence = f"{output} against {parameter} (log-log): {verdict.evidence}"
         else:
             at = int(np.argmin(np.abs(levels - claim["at"])))
             verdict = mean_in_range(claim["claim"], values[at], claim.get("below"),

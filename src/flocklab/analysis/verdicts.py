@@ -23,7 +23,10 @@ The tests:
   p-value, Fisher-z interval with the Bonett–Wright variance; for a deterministic model the
   sign of every step between levels;
 * :func:`mean_in_range` — the mean output against a claimed range: a Student-t interval, the
-  Clopper–Pearson interval for a 0/1 output, the exact value for a deterministic model.
+  Clopper–Pearson interval for a 0/1 output, the exact value for a deterministic model;
+* :func:`exponent_in_range` — the exponent b of a power law :math:`y = e^a x^b`, fitted by
+  least squares to :math:`\ln y` against :math:`\ln x` over every run, against a claimed
+  range (Student-t interval of the slope).
 
 A trend in a censored time (a time the event may not reach within a run) is judged by the
 log-rank test for trend instead: :func:`flocklab.analysis.survival.survival_trend`, with the
@@ -34,8 +37,9 @@ References
 D. G. Bonett and T. A. Wright, "Sample size requirements for estimating Pearson, Kendall
 and Spearman correlations", *Psychometrika* **65**, 23 (2000). C. J. Clopper and E. S.
 Pearson, "The use of confidence or fiducial limits illustrated in the case of the
-binomial", *Biometrika* **26**, 404 (1934). P. Good, *Permutation, Parametric and Bootstrap
-Tests of Hypotheses*, Springer (2005).
+binomial", *Biometrika* **26**, 404 (1934). N. R. Draper and H. Smith, *Applied Regression
+Analysis*, 3rd ed., Wiley (1998), ch. 1 (the slope's t interval). P. Good, *Permutation,
+Parametric and Bootstrap Tests of Hypotheses*, Springer (2005).
 """
 
 from __future__ import annotations
@@ -365,10 +369,93 @@ def mean_in_range(claim: str, runs: np.ndarray, below: float | None, above: floa
         return Verdict(claim, "inconclusive", evidence + " (one run: no interval)", method, 1,
                        mean)
     evidence += f" [{low:.4g}, {high:.4g}] (95 %, {method}, {values.size} runs)"
+    verdict = _range_verdict(low, high, below, above)
+    return Verdict(claim, verdict, evidence, method, int(values.size), mean, low, high)
+
+
+def _range_verdict(low: float, high: float, below: float | None, above: float | None) -> str:
+    """holds if the interval [low, high] lies inside (above, below), fails if it lies wholly
+    beyond one bound, inconclusive otherwise."""
     inside = (below is None or high < below) and (above is None or low > above)
     outside = (below is not None and low >= below) or (above is not None and high <= above)
-    verdict = "holds" if inside else "fails" if outside else "inconclusive"
-    return Verdict(claim, verdict, evidence, method, int(values.size), mean, low, high)
+    return "holds" if inside else "fails" if outside else "inconclusive"
+
+
+def power_law_fit(x: np.ndarray, y: np.ndarray, alpha: float = ALPHA
+                  ) -> tuple[float, float, float, float, int]:
+    r"""Least-squares fit of :math:`\ln y = a + b \ln x` over paired samples.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (n,)
+        Positive abscissae (e.g. the factor's level of each run) and outputs; pairs with a
+        non-finite or non-positive member are left out.
+    alpha : float
+        1 - confidence of the slope's interval.
+
+    Returns
+    -------
+    a, b : float
+        Intercept and exponent.
+    low, high : float
+        The ``1 - alpha`` Student-t interval of ``b`` (n - 2 degrees of freedom; NaN below
+        three points or with a single distinct x).
+    n : int
+        Pairs used.
+
+    References
+    ----------
+    N. R. Draper and H. Smith, *Applied Regression Analysis*, 3rd ed., Wiley (1998), §1.4.
+    """
+    from scipy import stats
+
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    lx, ly = np.log(x[keep]), np.log(y[keep])
+    n = int(lx.size)
+    if n < 2 or np.ptp(lx) == 0:
+        return math.nan, math.nan, math.nan, math.nan, n
+    fit = stats.linregress(lx, ly)
+    if n < 3:
+        return float(fit.intercept), float(fit.slope), math.nan, math.nan, n
+    half = float(stats.t.ppf(1 - alpha / 2, n - 2) * fit.stderr)
+    return (float(fit.intercept), float(fit.slope), float(fit.slope) - half,
+            float(fit.slope) + half, n)
+
+
+def exponent_in_range(claim: str, levels: np.ndarray, runs: np.ndarray, below: float | None,
+                      above: float | None, alpha: float = ALPHA) -> Verdict:
+    r"""Is the exponent b of :math:`y \propto x^b` inside ``(above, below)``?
+
+    Every run is one point :math:`(\ln x, \ln y)` (:func:`power_law_fit`); holds when the
+    95 % interval of b lies inside the range, fails when it lies wholly beyond one bound,
+    inconclusive otherwise (the evidence then states the interval's half-width: the
+    resolution of the design). Untestable with fewer than three usable runs or one level.
+
+    Parameters
+    ----------
+    levels : ndarray, shape (L,)
+        Positive factor values.
+    runs : ndarray, shape (L, R)
+        The output of each replicate at each level (positive; others left out).
+    """
+    runs = np.asarray(runs, float)
+    x = np.repeat(np.asarray(levels, float), runs.shape[1])
+    a, b, low, high, n = power_law_fit(x, runs.ravel(), alpha)
+    test = "least-squares fit of ln y on ln x, Student t interval of the slope"
+    if not math.isfinite(low):
+        return Verdict(claim, "untestable", f"{n} usable runs at fewer than two levels or "
+                       "fewer than three runs: no interval for the exponent", test, n, b)
+    wanted = " and ".join(f"{sign} {bound:g}" for bound, sign in ((above, ">"), (below, "<"))
+                          if bound is not None)
+    evidence = (f"exponent {b:.3f} [{low:.3f}, {high:.3f}] (95 %, {n} runs; "
+                f"prefactor e^a = {math.exp(a):.3g}); claimed {wanted}")
+    verdict = _range_verdict(low, high, below, above)
+    detectable = math.nan
+    if verdict == "inconclusive":
+        detectable = (high - low) / 2
+        evidence += f"; the design resolves the exponent to ±{detectable:.3f}"
+    return Verdict(claim, verdict, evidence, test, n, b, low, high, math.nan, detectable)
 
 
 def _kruskal_h(ranks: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -205,10 +205,28 @@ def _check_claims(where: str, settings: Mapping[str, Any], factors: list[Factor]
             raise ConfigError(f"config key '{key}.output': '{claim['output']}' is not one of "
                               f"the outputs: {', '.join(settings['outputs'])}")
         bound = "below" in claim or "above" in claim
-        if ("trend" in claim) == bound:
-            raise ConfigError(f"config key '{key}': give either 'trend' or a bound "
-                              f"('below' and/or 'above' with 'at')")
+        if sum(("trend" in claim, bound, "exponent" in claim)) != 1:
+            raise ConfigError(f"config key '{key}': give one of 'trend', 'exponent' or a "
+                              f"bound ('below' and/or 'above' with 'at')")
+        if "exponent" in claim:
+            _check_exponent_claim(key, claim, levels[claim["parameter"]])
+            continue
         if bound and not any(np.isclose(claim.get("at", math.nan), v)
                              for v in levels[claim["parameter"]]):
             raise ConfigError(f"config key '{key}.at': must be one of the levels of "
                               f"'{claim['parameter']}': {list(levels[claim['parameter']])}")
+
+
+def _check_exponent_claim(key: str, claim: Mapping[str, Any], levels: tuple[float, ...]
+                          ) -> None:
+    """An exponent claim has a bound and a factor with two or more positive levels."""
+    bounds = claim["exponent"]
+    if not bounds:
+        raise ConfigError(f"config key '{key}.exponent': give 'below' and/or 'above'")
+    if "below" in bounds and "above" in bounds and not bounds["above"] < bounds["below"]:
+        raise ConfigError(f"config key '{key}.exponent': above = {bounds['above']!r} must be "
+                          f"< below = {bounds['below']!r}")
+    if len(levels) < 2 or min(levels) <= 0:
+        raise ConfigError(f"config key '{key}.parameter': an exponent is fitted on a log "
+                          f"scale: '{claim['parameter']}' needs two or more positive levels, "
+                          f"has {list(levels)}")

@@ -801,18 +801,31 @@ def _verdict_lines(sensitivity: xr.Dataset) -> list[str]:
     return lines
 
 
+def _exponent_claims(sensitivity: xr.Dataset) -> dict[tuple[str, str], dict[str, float]]:
+    """The bounds of each exponent claim by (output, factor)."""
+    settings = json.loads(sensitivity.attrs.get("settings", "{}"))
+    return {(claim["output"], claim["parameter"]): claim["exponent"]
+            for claim in settings.get("claims", []) if "exponent" in claim}
+
+
 def oat_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """One-at-a-time curves: each output (rows) against each factor (columns), replicate
     means with standard-error bars over the single runs; the claims and their verdicts in a
     band under the panels. A factor whose levels are positive and span two decades or more
-    gets a logarithmic axis."""
+    gets a logarithmic axis; a panel with an exponent claim is log-log, with the fitted power
+    law (solid) and the claimed exponent (dashed: the middle of its bounds, or its bound)."""
     outputs = sensitivity["output"].values.astype(str).tolist()
     factors = sensitivity["parameter"].values.astype(str).tolist()
     model_name = str(sensitivity.attrs["model"])
+    exponents = _exponent_claims(sensitivity)
     fig, axes = style.new_figure(len(outputs), len(factors), notes=_verdict_lines(sensitivity))
     for i, output in enumerate(outputs):
         for j, factor in enumerate(factors):
-            _oat_panel(axes[i, j], sensitivity, output, factor)
+            _oat_panel(axes[i, j], sensitivity, output, factor,
+                       zero_based=(output, factor) not in exponents)
+            if (output, factor) in exponents:
+                _power_law_lines(axes[i, j], sensitivity, output, factor,
+                                 exponents[(output, factor)])
             if i == len(outputs) - 1:
                 axes[i, j].set_xlabel(style.wrap(coordinate_label(sensitivity, factor), 30))
             if j == 0:
@@ -830,7 +843,8 @@ def _censored_output(sensitivity: xr.Dataset, output: str) -> bool:
             and bool(np.isfinite(sensitivity["response_event"].sel(output=output).values).any()))
 
 
-def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) -> None:
+def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str,
+               zero_based: bool = True) -> None:
     levels = sensitivity["level_value"].sel(parameter=factor).values
     keep = np.isfinite(levels)
     if _censored_output(sensitivity, output):
@@ -846,7 +860,8 @@ def _oat_panel(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str) 
                 zorder=1)
     ax.errorbar(levels[keep], mean[keep], yerr=np.nan_to_num(sem[keep]), marker="o",
                 markersize=3.5, capsize=2, linewidth=1, zorder=2)
-    anchor_at_zero(ax)
+    if zero_based:  # not on the log-log panel of an exponent claim
+        anchor_at_zero(ax)
     if log_spaced(levels[keep]):
         ax.set_xscale("log")
 
@@ -944,6 +959,43 @@ def _km_curve(ax: plt.Axes, km: Any, end: float, colour: str, label: str) -> Non
     ax.fill_between(x, low, high, step="post", color=colour, alpha=0.15, linewidth=0)
     ax.plot(km.censored, km.at(km.censored), "|", color=colour, markersize=7,
             markeredgewidth=1.2)
+
+
+def _power_law_lines(ax: plt.Axes, sensitivity: xr.Dataset, output: str, factor: str,
+                     bounds: dict[str, float]) -> None:
+    """Log-log axes, the power law fitted to every run and the claimed exponent through the
+    geometric mean of the replicate means."""
+    from flocklab.analysis.verdicts import power_law_fit
+
+    levels = sensitivity["level_value"].sel(parameter=factor).values
+    keep = np.isfinite(levels) & (levels > 0)
+    runs = sensitivity["response"].sel(output=output, parameter=factor).values[keep]
+    x = levels[keep]
+    a, b, _, _, _ = power_law_fit(np.repeat(x, runs.shape[-1]), runs.ravel())
+    from matplotlib.ticker import FormatStrFormatter, LogLocator
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(x)
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FormatStrFormatter("%g"))
+        axis.set_minor_locator(NullLocator())
+    if not np.isfinite(b):
+        return
+    grid = np.geomspace(x.min(), x.max(), 50)
+    ax.plot(grid, np.exp(a) * grid ** b, "-", color="C1", linewidth=1,
+            label=f"fit: exponent {b:.2f}")
+    claimed = [bounds[key] for key in ("above", "below") if key in bounds]
+    slope = float(np.mean(claimed))
+    means = sensitivity["response_mean"].sel(output=output, parameter=factor).values[keep]
+    ok = np.isfinite(means) & (means > 0)
+    if ok.any():
+        log_x0, log_y0 = np.mean(np.log(x[ok])), np.mean(np.log(means[ok]))
+        ax.plot(grid, np.exp(log_y0 + slope * (np.log(grid) - log_x0)), "--", color="k",
+                linewidth=0.8, label=f"exponent {slope:g} ("
+                + ("the claim's bound)" if len(claimed) == 1 else "middle of the claim)"))
+    ax.legend(fontsize="small", frameon=False)
 
 
 def _output_panels(sensitivity: xr.Dataset, extra: float = 1.4

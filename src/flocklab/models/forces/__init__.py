@@ -8,7 +8,8 @@ r"""Second-order swarms driven by forces, on the model contract (declarations an
 
 with the Morse potential of D'Orsogna, Chuang, Bertozzi and Chayes (2006) or the generic
 attraction/repulsion potential of Gazi and Passino (2003), cut at ``r_cut`` and summed over a
-hashed cell list (cost per agent-step independent of N at fixed density); 2-D and 3-D, open
+hashed cell list (cost per agent-step independent of N at fixed density), or summed over all
+pairs with ``r_cut: 0`` (no cut-off; open space); 2-D and 3-D, open
 space or a periodic box. The contest papers' five influences — repulsion, attraction,
 alignment, temptation (toward the goal) and fear (of predators) — are weighted terms, each
 switched off by a zero weight, in the inertial form above (accelerations) and in the
@@ -56,7 +57,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.time import TimeGrid
 
 SYMBOLS = {"N": "N", "alpha": r"\alpha", "beta": r"\beta", "C_r": "C_r", "l_r": "l_r",
-           "C_a": "C_a", "l_a": "l_a", "mass": "m", "r_cut": "r_c", "noise": r"\sigma",
+           "C_a": "C_a", "l_a": "l_a", "mass": "m", "r_cut": "r_c", "r_link": "r_l",
+           "noise": r"\sigma",
            "leaders": "Q", "subleaders": "S", "prediction_step": r"\tau",
            "escape_mix": r"\mu", "escape_beta": r"\beta_e", "w_alignment": "w_o",
            "w_temptation": "w_t", "w_fear": "w_f", "predator_speed": "V_p",
@@ -105,7 +107,8 @@ class Forces(Model):
         Observable("gyration_radius", "radius of gyration", "1", symbol="R_g"),
         Observable("nearest_neighbour", "mean nearest-neighbour distance", "1",
                    symbol="d_{nn}"),
-        Observable("groups", "number of groups (linked within r_cut)", "1", symbol="n_g"),
+        Observable("groups", "number of groups (agents linked within r_link)", "1",
+                   symbol="n_g"),
         Observable("largest_fraction", "share of the alive agents in the largest group", "1",
                    0.0, 1.0, "n_{max}/n"),
         Observable("alive_fraction", "share of the agents not captured", "1", 0.0, 1.0,
@@ -192,7 +195,7 @@ class Forces(Model):
         alive = sim.alive
         pos, vel = sim.pos[alive, :dim], sim.vel[alive, :dim]
         count = max(1, int(alive.sum()))
-        n_groups, labels = metrics.groups(pos, p["r_cut"], p["box"])
+        n_groups, labels = metrics.groups(pos, p["link"], p["box"])
         speeds = np.linalg.norm(vel, axis=1)
         milling, rotation = metrics.rotation_measures(pos, vel)
         coverage, vacuole = (metrics.surround(pos, sim.ppos[0, :dim], p["surround_radius"],
@@ -282,8 +285,8 @@ class Forces(Model):
         """About 60 words per agent of state and work space plus 40 neighbour entries, 8 words
         per agent and frame, the series; twice over for the written copy. Run time at about
         2e5 agent-steps per second times the neighbours within the search radius (all of
-        them in a small group)."""
+        them in a small group, or without a cut-off)."""
         n = int(params["N"])
         words = 100 * n + 8 * n * len(grid.frame_steps) + 20 * len(grid.record_steps)
-        neighbours = min(n, 60)
+        neighbours = n if params.get("r_cut", 5.0) == 0 else min(n, 60)  # 0: all pairs
         return Resources(2 * 8 * words, n * grid.steps * (1 + neighbours / 10) / 1.0e6)

@@ -288,7 +288,7 @@ class ForcesSimulation:
         if not self.ppos.shape[0]:
             return
         if self.pmember[:, 0].any():
-            K.member_forces(self.pos, self.alive, self.ppos, self.pmember, p["r_cut"],
+            K.member_forces(self.pos, self.alive, self.ppos, self.pmember, p["cutoff"],
                             p["box"], self.external)
             self.external /= p["mass"]
         K.escape_velocities(self.pos, self.alive, self.ppos, pvel, p["fear_range"],

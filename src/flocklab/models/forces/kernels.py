@@ -13,7 +13,8 @@ and the radial force on *i* :math:`f(r) = -U'(r)` (positive: away from *j*):
 * generic attraction/repulsion (Gazi & Passino 2003): :math:`U = a r^2/2 + (bc/2) e^{-r^2/c}`,
   :math:`f_{rep} = b r e^{-r^2/c}`, :math:`f_{att} = -a r`.
 
-Both are cut at :math:`r_c` (force zero beyond, potential shifted so that :math:`U(r_c) = 0`).
+Both are cut at :math:`r_c` (force zero beyond, potential shifted so that :math:`U(r_c) = 0`);
+with no cut-off (:math:`r_c = \infty`) every pair interacts and the potential is unshifted.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ TWO_PI = 2.0 * math.pi
 
 def potential_vector(p: dict) -> np.ndarray:
     """The ``pot`` array of the kernels from resolved parameters: kind, C_r, l_r, C_a, l_a,
-    a, b, c, r_cut, r* (``inf`` stored as a huge number)."""
+    a, b, c, the cut-off (``inf`` without one), r* (``inf`` stored as a huge number)."""
     kind = MORSE if p["potential"] == "morse" else GENERIC
     r_star = min(p["r_star"], 1e300)
     return np.array([kind, p["C_r"], p["l_r"], p["C_a"], p["l_a"], p["a"], p["b"], p["c"],
-                     p["r_cut"], r_star], dtype=np.float64)
+                     p["cutoff"], r_star], dtype=np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -142,7 +143,7 @@ def potential_energy(pos, alive, start, index, pot, w_rep, w_att, box):  # pragm
     r"""Total shifted pair energy :math:`\frac12 \sum_i \sum_{j \ne i, r_{ij} \le r_c}
     [w_{rep} (U_{rep}(r_{ij}) - U_{rep}(r_c)) + w_{att} (U_{att}(r_{ij}) - U_{att}(r_c))]`."""
     r_cut = pot[_RCUT]
-    shift_rep, shift_att = pair_energy(r_cut, pot)
+    shift_rep, shift_att = pair_energy(r_cut, pot) if r_cut < np.inf else (0.0, 0.0)
     total = 0.0
     for i in range(pos.shape[0]):
         if not alive[i]:

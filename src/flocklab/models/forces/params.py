@@ -24,6 +24,9 @@ POTENTIALS = ("morse", "generic")
 TARGETS = ("densest", "nearest", "chosen")
 LEADER_RULES = ("goal", "cosine")
 ENERGY = "1"
+#: Default linking distance of the groups without a cut-off, in units of l_a: the Morse
+#: attraction's force there is e^-5 = 0.7 % of its contact value.
+LINK_LENGTHS = 5.0
 
 _F = "float"
 _POSITIVE = {"low": 0.0, "low_inclusive": False}
@@ -64,7 +67,11 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("c", _F, 1.0, "generic potential: repulsion range c (length squared)",
                   "1", **_POSITIVE),
     ParameterSpec("r_cut", _F, 5.0, "cut-off of the pair potential (potential shifted to 0 "
-                  "there) and of the attraction zone", "1", **_POSITIVE),
+                  "there) and of the attraction zone; 0: no cut-off, the potential summed "
+                  "over all pairs (open space only)", "1", **_NONNEGATIVE),
+    ParameterSpec("r_link", _F, 0.0, "linking distance of the groups (agents closer than it "
+                  "are in one group; the states' dispersed test); 0: the cut-off r_cut, or "
+                  f"{LINK_LENGTHS:g} l_a without one", "1", **_NONNEGATIVE),
     ParameterSpec("r_align", _F, 2.0, "range of the alignment influence", "1",
                   **_POSITIVE),
     ParameterSpec("w_repulsion", _F, 1.0, "weight of the repulsive part of the potential "
@@ -208,9 +215,23 @@ def h_number(p: Mapping[str, Any]) -> float:
     return (p["C_r"] / p["C_a"]) * (p["l_r"] / p["l_a"]) ** p["dim"]
 
 
+def cutoff(p: Mapping[str, Any]) -> float:
+    """Cut-off of the pair potential: ``r_cut``, or ``inf`` for ``r_cut = 0`` (all pairs)."""
+    return p["r_cut"] if p["r_cut"] > 0.0 else math.inf
+
+
+def link_distance(p: Mapping[str, Any]) -> float:
+    r"""Linking distance of the groups: ``r_link`` if set, else the cut-off (agents farther
+    apart do not interact), else :data:`LINK_LENGTHS` :math:`l_a` (no cut-off)."""
+    if p["r_link"] > 0.0:
+        return p["r_link"]
+    return p["r_cut"] if p["r_cut"] > 0.0 else LINK_LENGTHS * p["l_a"]
+
+
 def search_radius(p: Mapping[str, Any]) -> float:
-    """Neighbour-search radius: the larger of the potential cut-off and the alignment range."""
-    return max(p["r_cut"], p["r_align"])
+    """Neighbour-search radius: the larger of the potential cut-off and the alignment range
+    (``inf`` without a cut-off: every pair)."""
+    return max(cutoff(p), p["r_align"])
 
 
 def check_predators(value: Any, p: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -257,6 +278,9 @@ def check_consistency(p: Mapping[str, Any]) -> None:
         if p["start_radius"] > 0.5 * p["box"]:
             raise ParameterError("start_radius", f"parameter 'start_radius' = "
                                  f"{p['start_radius']!r} must be <= box/2 = {0.5 * p['box']:g}")
+        if p["r_cut"] == 0.0:
+            raise ParameterError("r_cut", "parameter 'r_cut' = 0 (no cut-off) needs open "
+                                 "space (box = 0): a periodic box needs r_cut <= box/2")
         if search_radius(p) > 0.5 * p["box"]:
             raise ParameterError("r_cut", f"parameter 'r_cut' = {p['r_cut']!r} (search radius "
                                  f"{search_radius(p):g}) must be <= box/2 = {0.5 * p['box']:g}"
@@ -270,7 +294,8 @@ def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
     -------
     dict
         The scalars of :data:`SPECS`, ``predators`` (list of dicts with every key), and the
-        derived ``cruise_speed``, ``r_star`` (:func:`equilibrium_distance`) and ``radius``
+        derived ``cruise_speed``, ``r_star`` (:func:`equilibrium_distance`), ``cutoff``
+        (:func:`cutoff`), ``link`` (:func:`link_distance`) and ``radius``
         (:func:`search_radius`).
     """
     scalars = {k: v for k, v in given.items() if k != "predators"}
@@ -279,5 +304,7 @@ def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
     check_consistency(p)
     p["cruise_speed"] = cruise_speed(p)
     p["r_star"] = equilibrium_distance(p)
+    p["cutoff"] = cutoff(p)
+    p["link"] = link_distance(p)
     p["radius"] = search_radius(p)
     return p

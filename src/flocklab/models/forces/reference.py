@@ -25,7 +25,7 @@ def pair_forces(pos: np.ndarray, p: Mapping[str, Any], alive: np.ndarray | None 
     if p["box"] > 0:
         diff -= p["box"] * np.rint(diff / p["box"])
     r = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    inside = (r <= p["r_cut"]) & (r > 0) & alive[:, None] & alive[None, :]
+    inside = (r <= p["cutoff"]) & (r > 0) & alive[:, None] & alive[None, :]
     safe = np.where(inside, r, 1.0)
     if p["potential"] == "morse":
         f_rep = p["C_r"] / p["l_r"] * np.exp(-safe / p["l_r"])
