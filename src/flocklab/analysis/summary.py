@@ -370,7 +370,7 @@ def _derived_value(model: Model, run: xr.Dataset, name: str) -> float:
     import json
 
     params = model.resolve(json.loads(run.attrs["parameters"]))
-    return float(next(q for q in model.derived_quantities if q.name == name).value(params))
+    return float(model.derived_value(params, name))
 
 
 def _run_columns(model: Model, runs: Sequence[xr.Dataset], cells: Sequence[int],

@@ -107,7 +107,8 @@ def design_spec(model_name: str, fixed: Mapping[str, Any], settings: Mapping[str
     baseline = {}
     for factor in factors:
         target = model.factor_target(factor.name)
-        baseline[factor.name] = (model.derived(base)[factor.name] if target != factor.name
+        baseline[factor.name] = (model.derived_value(base, factor.name)
+                                 if target != factor.name
                                  else base[factor.name])
     _check_factor_ends(where, method, model, base, factors)
     _check_claims(where, settings, factors)

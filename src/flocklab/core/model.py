@@ -404,6 +404,14 @@ class Model:
         """Value of every :attr:`derived_quantities` entry for resolved ``params``."""
         return {quantity.name: quantity.value(params) for quantity in self.derived_quantities}
 
+    def derived_value(self, params: Mapping[str, Any], name: str) -> float:
+        """Value of the derived quantity ``name`` alone (planning computes no other: some,
+        such as an exact integral, import numerical libraries the planner does not need)."""
+        for quantity in self.derived_quantities:
+            if quantity.name == name:
+                return quantity.value(params)
+        raise KeyError(f"model {self.name!r} has no derived quantity {name!r}")
+
     def factor_names(self) -> list[str]:
         """Names a sensitivity study may vary: numeric parameters and derived factors."""
         numeric = [spec.name for spec in self.parameters if spec.kind in ("int", "float")]

@@ -152,7 +152,7 @@ class Curve(StudyKind):
                     context: FigureContext) -> None:
         require_grid_study(where, self.name, study)
         model = get_model(study.model)
-        coordinates = [*study.swept, *model.derived(study.params(next(study.points())))]
+        coordinates = [*study.swept, *(q.name for q in model.derived_quantities)]
         if figure["x"] not in coordinates:
             raise ConfigError(f"config key '{where}.x': '{figure['x']}' is not a coordinate "
                               f"of study '{study.name}'; available: {', '.join(coordinates)}")
