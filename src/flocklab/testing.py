@@ -87,6 +87,11 @@ def check_declarations(name: str, params: Mapping[str, Any], control: RunControl
         assert factor.target in specs, f"factor {factor.name}: target is not a parameter"
     metrics = [metric.name for metric in model.run_metrics]
     assert len(set(metrics)) == len(metrics), "run metric names repeat"
+    for metric in model.run_metrics:  # a censored time's indicator is a metric of the model
+        assert not metric.event or metric.event in metrics, \
+            f"metric {metric.name}: event {metric.event!r} is not a run metric"
+        assert not (metric.event and metric.censored_at_end), \
+            f"metric {metric.name}: censored by an indicator or at the end, not both"
     tasks = [task.name for task in model.tasks]
     assert len(set(tasks)) == len(tasks), "task names repeat"
     presets = [preset.name for preset in model.presets]

@@ -71,6 +71,18 @@ def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):
         check_model("noisy_phases", checks=["check_declarations"])
 
 
+def test_a_censored_time_with_an_undeclared_indicator_fails_the_suite(monkeypatch):
+    from flocklab_testmodels.noisy_phases import NoisyPhases
+
+    from flocklab.core.model import Metric
+
+    metrics = (*NoisyPhases.run_metrics, Metric("escape_time", "time to escape", "1",
+                                                 event="escaped"))
+    monkeypatch.setattr(NoisyPhases, "run_metrics", metrics)
+    with pytest.raises(AssertionError, match="event 'escaped' is not a run metric"):
+        check_model("noisy_phases", checks=["check_declarations"])
+
+
 @pytest.mark.parametrize(("name", "claimed"), [("noisy_phases", False), ("oscillator", True)])
 def test_a_wrong_uses_seed_fails_the_suite(monkeypatch, name, claimed):
     """A ``uses_seed`` that disagrees with the runs fails ``check_reproducible``: noisy_phases
