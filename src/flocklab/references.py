@@ -33,8 +33,10 @@ TONGUE_ARTICLE = ("\"质点-弹簧模型\" tongue model in C++ (a two-dimensiona
 INTEGRATOR_ARTICLE = ("\"弹簧质点系统仿真：显式与隐式积分器的稳定性对比与代码实现\" (explicit and "
                       "implicit integrators for mass–spring systems), unsigned technical "
                       "article, undated")
-COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models), "
-                            "contest papers and slides, unsigned, undated")
+COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collective-motion models): "
+                            "student papers of a Chinese mathematical-modelling contest on "
+                            "fish schools with a shark, obstacles and informed leaders, "
+                            "published as a series without authors or date")
 CHATE_2008 = ("H. Chaté, F. Ginelli, G. Grégoire and F. Raynaud, \"Collective motion of "
               "self-propelled particles interacting without cohesion\", Phys. Rev. E 77, "
               "046113 (2008)")

@@ -29,7 +29,8 @@ References
 ----------
 X. L. Li, Z. J. Shao and J. X. Qian, "An optimizing method based on autonomous animats:
 fish-swarm algorithm", Systems Engineering — Theory & Practice 22(11), 32 (2002).
-"动物集群运动行为模型" (animal collective-motion models), contest papers and slides.
+"动物集群运动行为模型" (animal collective-motion models): student papers of a Chinese
+modelling contest.
 T. J. Pitcher, A. E. Magurran and I. J. Winfield, "Fish in larger shoals find food
 faster", Behav. Ecol. Sociobiol. 10, 149 (1982).
 """
