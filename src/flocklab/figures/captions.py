@@ -80,13 +80,15 @@ def name_text(model: Any, name: str) -> str:
 
 def value_text(model: Any, name: str, value: Any) -> str:
     r"""``name = value`` for a caption, ``name`` as its symbol in RST math where it has one
-    (``:math:`\eta` = 0.4``), else its long name."""
-    from flocklab.figures.labels import quantity
+    (``:math:`\eta` = 0.4``), else its long name; a parameter is named as the parameter even
+    where an output shares its name."""
+    from flocklab.figures.labels import parameter
 
-    label = quantity(model, name) if model is not None else None
+    label = parameter(model, name) if model is not None else None
     shown = (f":math:`{label.symbol}`" if label is not None and label.symbol else
              label.long_name if label is not None else name.replace("_", " "))
-    number = f"{value:g}" if isinstance(value, float) else value
+    number = (f"{value:g}" if isinstance(value, float) else
+              value.replace("_", " ") if isinstance(value, str) else value)
     return f"{shown} = {number}"
 
 

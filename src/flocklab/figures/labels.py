@@ -122,6 +122,16 @@ def quantity(model: Model, name: str) -> Label:
     return _statistic(model, name)
 
 
+def parameter(model: Model, name: str) -> Label:
+    """The label of parameter ``name`` (a run metric or observable of the same name, such as
+    the forces model's ``turn_time``, does not shadow it); :func:`quantity` for any other
+    name."""
+    for spec in model.parameters:
+        if spec.name == name:
+            return Label(_short(spec.description), spec.symbol, spec.unit)
+    return quantity(model, name)
+
+
 def _declared(model: Model) -> Mapping[str, Label]:
     table = {spec.name: Label(_short(spec.description), spec.symbol, spec.unit)
              for spec in model.parameters}

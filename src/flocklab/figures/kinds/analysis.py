@@ -183,16 +183,44 @@ class Oat(SensitivityKind):
                    "section of method oat)")
     methods, plot = ("oat",), "oat_figure"
     text = ("One factor at a time around the baseline: each output against each factor "
-            "(grey dots: single runs; markers: replicate means with standard errors). Under "
-            "the panels, each claim of the study with its verdict (trend: Spearman rank "
-            "correlation, p < 0.05, or for a censored time the log-rank test for trend; "
-            "bound: mean ± 2 s.e. inside the bound; exponent: the 95 % interval of the slope "
-            "of ln output on ln factor inside the bounds, the panel log-log with the fit, "
-            "solid, and the claimed exponent, dashed); numbers in "
-            "results/<study>/sensitivity.json. A censored time (the model declares it) is "
-            "not averaged: runs with the event are grey dots, censored runs open triangles at "
-            "their censoring time, and the markers are Kaplan-Meier medians with their "
-            "Brookmeyer-Crowley intervals (open circle: median not reached).")
+            "(grey dots: single runs; markers: replicate means with standard errors); numbers "
+            "in results/<study>/sensitivity.json.")
+    #: Caption clauses for what a study's claims and outputs need, in this order.
+    CLAUSES: ClassVar[dict[str, str]] = {
+        "trend": "a trend claim: Spearman's rank correlation with a permutation p",
+        "censored": "a trend claim on a censored time: the log-rank test for trend",
+        "at": "a bound claim: the 95 % interval of the mean at the level inside the bound",
+        "exponent": "an exponent claim: the 95 % interval of the slope of ln output on ln "
+                    "factor inside the bounds, the panel log-log with the fit (solid) and the "
+                    "claimed exponent (dashed)",
+    }
+    CENSORED = ("A censored time is not averaged: runs with the event are grey dots, censored "
+                "runs open triangles at their censoring time, the markers Kaplan-Meier medians "
+                "with their Brookmeyer-Crowley intervals (open circle: median not reached).")
+
+    def caption(self, name: str, figure: Mapping[str, Any], context: FigureContext) -> str:
+        """The study caption, saying only the tests its claims use (:attr:`CLAUSES`)."""
+        from flocklab.core.registry import get_model
+        from flocklab.figures.captions import study_caption
+
+        study = context.studies[figure["study"]]
+        settings = context.config["studies"][figure["study"]].get("sensitivity") or {}
+        model = get_model(study.model)
+        censored = {metric.name for metric in model.run_metrics if metric.censored}
+        kinds = []
+        for claim in settings.get("claims", []):
+            kind = next(key for key in ("exponent", "trend", "at") if key in claim)
+            kinds.append("censored" if kind == "trend" and claim["output"] in censored
+                         else kind)
+        lines = [self.text]
+        if kinds:
+            tests = "; ".join(self.CLAUSES[key] for key in self.CLAUSES if key in kinds)
+            lines.append(f"Under the panels, each claim with its verdict ({tests}).")
+        if censored & set(settings.get("outputs", [])):
+            lines.append(self.CENSORED)
+        if study.sensitivity is not None:
+            lines.append(design_text(study))
+        return study_caption(name, figure, study, lines)
 
 
 class Morris(SensitivityKind):

@@ -45,9 +45,9 @@ SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("dim", "int", 2, "spatial dimension", low=2, high=3),
     ParameterSpec("box", _F, 0.0, "side of a periodic box (0: open space)", "1",
                   **_NONNEGATIVE),
-    ParameterSpec("form", "choice", "inertial", "inertial: m dv/dt = sum of forces "
-                  "(second order); non_inertial: the velocity direction is the weighted sum "
-                  "of the influences' unit directions, at the cruise speed", choices=FORMS),
+    ParameterSpec("form", "choice", "inertial", "equation of motion (inertial: m dv/dt = sum "
+                  "of forces, second order; non_inertial: the velocity direction is the weighted "
+                  "sum of the influences' unit directions, at the cruise speed)", choices=FORMS),
     ParameterSpec("potential", "choice", "morse", "pair potential U(r): morse = C_r "
                   "exp(-r/l_r) - C_a exp(-r/l_a); generic = a r^2/2 + (b c/2) exp(-r^2/c)",
                   choices=POTENTIALS),
@@ -85,7 +85,7 @@ SPECS: tuple[ParameterSpec, ...] = (
           "their leader's predicted position)"),
     _rate("w_fear", 2.0, "fear (prey within fear_range of a predator: toward the escape "
           "velocity)"),
-    ParameterSpec("w_inertia", _F, 1.0, "non-inertial form: weight of the own direction",
+    ParameterSpec("w_inertia", _F, 1.0, "weight of the own direction (non-inertial form)",
                   **_NONNEGATIVE),
     ParameterSpec("noise", _F, 0.0, "noise: inertial form, white acceleration noise of this "
                   "amplitude (length/time^1.5); non-inertial form, s.d. of the direction "
@@ -95,8 +95,8 @@ SPECS: tuple[ParameterSpec, ...] = (
                   "centre in the xy plane)", choices=("random", "aligned", "rotating")),
     ParameterSpec("initial_speed", _F, 1.0, "initial speed of every agent", "1",
                   **_NONNEGATIVE),
-    ParameterSpec("start_radius", _F, 1.0, "agents start uniformly in a ball of this radius "
-                  "(centred in the box when periodic)", "1", **_POSITIVE),
+    ParameterSpec("start_radius", _F, 1.0, "radius of the ball the agents start in, "
+                  "uniformly (centred in the box when periodic)", "1", **_POSITIVE),
     ParameterSpec("leaders", "int", 0, "number Q of informed leaders (0: a free-rein group)",
                   low=0),
     ParameterSpec("leader_rule", "choice", "goal", "leaders' goal velocity: goal = s g; "
@@ -110,7 +110,8 @@ SPECS: tuple[ParameterSpec, ...] = (
                   "the xy plane)", "degree"),
     ParameterSpec("turn_time", _F, 0.0, "time at which the goal turns", "1",
                   **_NONNEGATIVE),
-    ParameterSpec("turn_angle", _F, 0.0, "angle the goal turns by at turn_time (0: never)",
+    ParameterSpec("turn_angle", _F, 0.0, "angle the goal turns by at the turn time (0: "
+                  "never)",
                   "degree", low=-180.0, high=180.0),
     ParameterSpec("fear_range", _F, 4.0, "prey within this distance of a predator fear it",
                   "1", **_POSITIVE),
