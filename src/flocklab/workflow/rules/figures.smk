@@ -41,7 +41,7 @@ rule animation:
         **({"mp4": f"{RESULTS}/figures/{{animation}}.mp4"} if HAVE_FFMPEG else {}),
     params:
         spec=lambda wc: ANIMATIONS[wc.animation],
-        dpi=100,
+        dpi=config["plot"]["animation_dpi"],
         caption=lambda wc: figure_caption(wc.animation),
     conda:
         "../envs/flocklab.yaml"
