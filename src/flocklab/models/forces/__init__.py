@@ -141,8 +141,8 @@ class Forces(Model):
     run_metrics = (
         Metric("state", "collective state after burn-in: 0 dispersed, 1 clump, 2 flock, "
                         "3 ring, 4 single mill, 5 double mill (-1 unknown)"),
-        Metric("turn_time", "time from the goal's turn until cos(mean velocity, goal) >= 0.9 "
-                            "(censored at the run's end)", "1", event="turned"),
+        Metric("turn_time", "time to turn to the new goal (mean velocity within 26° of it, "
+                            "cos ≥ 0.9; censored at the run's end)", "1", event="turned"),
         Metric("turned", "1 if the group turned to the new goal within the run", "1"),
         Metric("captures", "prey captured during the run", "1"),
         Metric("first_capture_time", "time of the first capture (NaN: none)", "1",
