@@ -35,3 +35,22 @@ def test_every_declared_label_is_free_of_code_notes():
             text = labels.quantity(model, name).long_name
             assert "NaN" not in text and "never:" not in text and not text.startswith("1 if"), \
                 (model_name, name, text)
+
+
+def test_caption_doctests():
+    from flocklab.figures import captions
+
+    assert doctest.testmod(captions, raise_on_error=False).failed == 0
+
+
+def test_captions_cite_every_model_briefly():
+    """A caption cites each source of its model by first author, venue and year (or title):
+    no source's title in quotes where it has authors, and none longer than 200 characters."""
+    from flocklab.core.registry import available_models
+    from flocklab.figures.captions import short_citations
+
+    for name in available_models():
+        cited = short_citations(get_model(name).reference)
+        for source in cited.split("; "):
+            assert len(source) < 200, (name, source)
+        assert "Self-propelled particles with soft-core" not in cited

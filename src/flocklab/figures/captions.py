@@ -9,6 +9,7 @@ not import it (every cluster job parses the Snakefile).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,45 @@ def rst_bold(text: str) -> str:
             trail = part[len(part.rstrip()):] or ("\\ " if k < len(parts) - 1 else "")
             out.append(f"{lead}**{rst_escape(core)}**{trail}")
     return "".join(out)
+
+
+#: A source with authors: initials first (``A. B. Smith, ... and C. Jones, "Title", venue``).
+_AUTHORS = re.compile(r'^(?P<authors>(?:[A-Z][a-z]?\.[ -]?)+[^"]+?),? "[^"]+",? (?P<venue>.+)$')
+#: A source without authors: its title in quotes up to its gloss in parentheses.
+_TITLE = re.compile(r'^("[^"]+"[^(;]*(?:\([^)]*\))?)')
+
+
+def short_citations(references: str) -> str:
+    """A model's sources (``"; "``-separated, as :mod:`flocklab.references` writes them) cited
+    the way a figure caption cites them: the first author (*et al.* from three authors on),
+    venue and year, without the title; a source without authors keeps its title up to its
+    gloss (the model page lists every source in full).
+
+    Examples
+    --------
+    >>> text = short_citations(
+    ...     'A. B. Smith, C. Jones and D. Lee, "A title", Phys. Rev. E 77, 1 (2008); '
+    ...     'D. Baraff and A. Witkin, "Cloth", Proc. SIGGRAPH 98, 43 (1998); '
+    ...     '"标题" (a gloss): unsigned, undated; a contest, problem A')
+    >>> for part in text.split("; "):
+    ...     print(part)
+    A. B. Smith et al., Phys. Rev. E 77, 1 (2008)
+    D. Baraff and A. Witkin, Proc. SIGGRAPH 98, 43 (1998)
+    "标题" (a gloss)
+    a contest, problem A
+    """
+    out = []
+    for reference in references.split("; "):
+        match = _AUTHORS.match(reference)
+        title = _TITLE.match(reference)
+        if match:
+            authors = match["authors"]
+            if "," in authors:
+                authors = f"{authors.split(',')[0]} et al."
+            out.append(f"{authors}, {match['venue']}")
+        else:
+            out.append(title.group(1).rstrip() if title else reference)
+    return "; ".join(out)
 
 
 def name_text(model: Any, name: str) -> str:
@@ -189,7 +229,7 @@ def study_caption(name: str, spec: Mapping[str, Any], study: Study, body: Sequen
     if set_here:
         lines.append(f"Set by the study: {values_text(set_here, model)}; the other "
                      f"parameters at the model's defaults.")
-    lines.append(f"{model.title} ({model.reference}).")
+    lines.append(f"{model.title} ({short_citations(model.reference)}).")
     if model.uses_seed(params):
         unit = "" if model.time_units == "1" else f" {model.time_units}"
         lines.append(f"{study.replicates} seed(s) per point, {study.time_text()}; records up "
@@ -209,7 +249,7 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
              "", f"{model.task(entry['task']).figure}",
              f"Task '{spec['task']}' ({entry['task']}: "
              f"{model.task(entry['task']).description}) of the "
-             f"{model.name} model ({model.reference}); numbers in "
+             f"{model.name} model ({short_citations(model.reference)}); numbers in "
              f"results/tasks/{spec['task']}/result.json."]
     if entry.get("params"):
         lines.append(f"Parameters: {values_text(entry['params'])}.")

@@ -90,18 +90,15 @@ class Stability(Task):
                       "slowest mode, 2 pi/omega_min", low=0.0),
     )
     figure = ("Largest stable time step of each integrator (log axis): filled circles "
-              "measured by a sweep and bisection on nonlinear runs (unstable: the disturbance "
-              "grows faster than 1e-3 per step, or blows up), open diamonds the linear "
-              "theory (spectral radius of the one-step amplification matrix at the static "
-              "equilibrium <= 1), one colour per configuration, dotted: its sqrt(m/k). Top "
-              "band: stable at every step (theory: unconditionally; measured: up to the "
-              "sweep's largest step, 100 x 2/omega_max by default); bottom band: unstable at "
-              "every step (theory) or already at the sweep's smallest step (measured). "
-              "Letters mark what linear theory does not predict: n, a nonlinear failure "
-              "(implicit midpoint: Newton jumps to another root of the step's equations or "
-              "does not converge, where theory says stable at every step); s, a growth that "
-              "saturates (RK4 on the cloth); b, a limit below the sweep's smallest step "
-              "(explicit Euler with absolute damping at 0.1 and 1 kg: theory 0.0027 s).")
+              "measured (sweep and bisection on nonlinear runs; unstable: the disturbance "
+              "grows faster than 1e-3 per step, or blows up), open diamonds linear theory "
+              "(spectral radius of the one-step matrix <= 1), one colour per configuration, "
+              "dotted: its sqrt(m/k). Top band: stable at every step (theory) or up to the "
+              "sweep's largest step (measured); bottom band: unstable at every step (theory) "
+              "or at the sweep's smallest (measured). Letters mark what theory does not "
+              "predict: n, a Newton failure (implicit midpoint); s, a saturating growth (RK4 "
+              "on the cloth); b, a limit below the sweep (explicit Euler, absolute damping, "
+              "0.1 and 1 kg: theory 0.0027 s).")
     figure_options = (
         list_option("configurations", None, "configurations to draw (default: all)",
                     {"type": "string", "minLength": 1}, nullable=True),
