@@ -89,7 +89,7 @@ def main() -> None:
         counts = {name: sum(row["cause"] == code for row in deaths)
                   for code, name in ((1, "starved"), (2, "captured"))}
         at_wall = sum(row["died_at_wall"] for row in deaths)
-        lines += [f"### {variant.capitalize()} ({args.seeds} runs; deaths: "
+        lines += [f"# {variant.capitalize()} ({args.seeds} runs; deaths: "
                   f"{counts['starved']} starved, {counts['captured']} captured; "
                   f"{at_wall} of {len(deaths)} within {BAND:g} of a wall at death)", "",
                   "| share of life within 1 of a wall (mean over runs) | runs | mean [95 %] |",
