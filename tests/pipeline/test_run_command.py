@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import signal
 from pathlib import Path
 
+import pytest
+import xarray as xr
 import yaml
 
 from flocklab.cli.main import main
@@ -66,3 +69,62 @@ def test_the_root_snakefile_still_runs_the_workflow(snakemake, tmp_path):
     result = snakemake(tmp_path, "--configfile", str(REPO / "config" / "test.yaml"),
                        "--dry-run", "--cores", "1")
     assert "figure" in _jobs(result.stdout + result.stderr)
+
+
+def _interrupt_config(path: Path) -> None:
+    """Two Vicsek runs of a few seconds each (N = 400 for 30 000 steps), one core."""
+    path.write_text(yaml.safe_dump({
+        "studies": {"long": {"model": "vicsek", "params": {"N": 400, "L": 10.0, "eta": 2.0},
+                             "replicates": 2, "steps": 30000, "burn_in": 1000}},
+        "figures": {}, "tasks": {}}, sort_keys=False))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_unlocks_and_the_same_command_resumes(tmp_path, signum):
+    """Ctrl-C (SIGINT) or a scheduler's time limit (SIGTERM) while a simulation runs: the
+    run ends without a traceback, with the shell's status 128 + signal, leaves no lock and
+    no run file that looks complete; the same command then finishes the study."""
+    import subprocess
+    import sys
+    import time
+
+    config = tmp_path / "config.yaml"
+    _interrupt_config(config)
+    command = [str(Path(sys.executable).parent / "flocklab"), "run", str(config),
+               "--cores", "1"]
+    log = tmp_path / "first.log"
+    with log.open("w") as stream:
+        process = subprocess.Popen(command, cwd=tmp_path, stdout=stream, stderr=stream)
+        deadline = time.monotonic() + 120
+        while "rule simulate" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2.0)  # inside the first simulation job
+        assert process.poll() is None, "the run ended before the signal"
+        process.send_signal(signum)
+        code = process.wait(timeout=120)
+    text = log.read_text()
+    assert code == 128 + signum, text[-2000:]
+    assert "Traceback" not in text and "interrupted (" in text
+    assert not list((tmp_path / ".snakemake" / "locks").glob("*")), "a lock was left"
+    # a run file there is a finished run's (written under a temporary name, then renamed)
+    for path in (tmp_path / "results" / "long").rglob("*.nc"):
+        with xr.open_dataset(path) as run:
+            assert run.sizes["time"] > 1 and "parameters" in run.attrs, path
+    second = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert (tmp_path / "results" / "long" / "summary.nc").is_file()
+
+
+def test_unlock_removes_a_stale_lock(tmp_path, monkeypatch, capfd):
+    """A run killed outright (kill -9) leaves Snakemake's lock; ``--unlock`` removes it and
+    runs nothing."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "config.yaml"
+    _interrupt_config(config)
+    locks = tmp_path / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "0.output.lock").write_text(str(tmp_path / "results" / "long" / "summary.nc"))
+    assert main(["run", str(config), "--unlock"]) == 0
+    assert not list(locks.glob("*.lock"))
+    assert not (tmp_path / "results").exists()

@@ -26,7 +26,12 @@ from flocklab.analysis.timeseries import ORDER_THRESHOLD
 from flocklab.cli.dragon import add_dragon_parser
 from flocklab.cli.explore import add_explore_parser, run_explore
 from flocklab.cli.fss import add_fss_parser, parse_select
-from flocklab.cli.pipeline import add_pipeline_parsers, pipeline_command
+from flocklab.cli.pipeline import (
+    SIGNAL_EXIT,
+    Interrupted,
+    add_pipeline_parsers,
+    pipeline_command,
+)
 from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
 from flocklab.config.schema import ConfigError
@@ -397,6 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _set_verbosity(logging.getLogger("flocklab"), args.verbose)
     try:
         return _dispatch(args) or 0
+    except Interrupted as stop:  # Snakemake has finished its jobs' cancellation and unlocked
+        print(f"flocklab: interrupted ({stop}); finished runs are kept: the same command "
+              "resumes with the unfinished ones", file=sys.stderr)
+        return SIGNAL_EXIT[stop.signum]
     except ParameterError as error:
         parser.exit(2, f"flocklab: error: {error.message}\n")
     except ConfigError as error:  # one line per problem

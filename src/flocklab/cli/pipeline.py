@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,10 @@ def add_pipeline_parsers(commands: argparse._SubParsersAction) -> None:
                           "(slurm: submit jobs with sbatch); default: default")
     run.add_argument("--report", action="store_true",
                      help="afterwards write the HTML report results/report.html")
+    run.add_argument("--unlock", action="store_true",
+                     help="remove the lock a killed run (kill -9, a crashed node) left on "
+                          "the results directory, run nothing (an interrupted run removes "
+                          "its own)")
 
     init = commands.add_parser("init", help="write a commented starter config into DIR",
                                allow_abbrev=False)
@@ -104,7 +110,55 @@ def snakemake_command(config: Path, targets: list[str], args: argparse.Namespace
         command += ["--cores", str(args.cores)]
     if args.dry_run:
         command.append("--dry-run")
+    if getattr(args, "unlock", False):
+        return [*command, "--unlock"]
     return command + targets
+
+
+#: Exit status of a run ended by a signal: 128 + its number (the shell's convention).
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+class Interrupted(Exception):
+    """The run was ended by SIGINT (Ctrl-C) or SIGTERM (a scheduler's time limit)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def run_snakemake(command: Sequence[str]) -> int:
+    """Run Snakemake to its end and return its exit status.
+
+    Snakemake runs in its own session, so a Ctrl-C in the terminal reaches this process
+    only; SIGINT and SIGTERM received here are passed on to Snakemake once, and this process
+    waits for it to finish: Snakemake then cancels its running jobs, leaves no partial file
+    that looks complete and removes its lock, so the same command resumes with the
+    unfinished jobs. (``subprocess.call`` would kill it 0.25 s after an interrupt and leave
+    the lock.)
+
+    Raises
+    ------
+    Interrupted
+        After Snakemake has ended, if a signal asked for it.
+    """
+    process = subprocess.Popen(list(command), start_new_session=True)
+    received: list[int] = []
+
+    def pass_on(signum: int, frame: Any) -> None:
+        if not received and process.poll() is None:
+            process.send_signal(signum)
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in SIGNAL_EXIT}
+    try:
+        code = process.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        raise Interrupted(received[0])
+    return code
 
 
 def _config_after_only(args: argparse.Namespace) -> None:
@@ -132,12 +186,15 @@ def run_command(args: argparse.Namespace) -> int:
     targets = only_targets(config, FigureContext(config, studies), args.only,
                            shutil.which("ffmpeg") is not None)
     command = snakemake_command(path, targets, args)
+    if args.unlock:
+        print("flocklab: removing a stale lock of results/", file=sys.stderr)
+        return run_snakemake(command)
     what = ", ".join(args.only) if args.only else f"every study, figure and task of {path}"
     print(f"flocklab: {'planning' if args.dry_run else 'building'} {what}", file=sys.stderr)
-    code = subprocess.call(command)
+    code = run_snakemake(command)
     if code == 0 and args.report and not args.dry_run:
         whole = command[:len(command) - len(targets)]
-        code = subprocess.call([*whole, "--report", "results/report.html"])
+        code = run_snakemake([*whole, "--report", "results/report.html"])
     if code == 0 and not args.dry_run:
         built = targets or ["results/"]
         print(f"wrote {', '.join(built)}" + ("; report results/report.html"
