@@ -128,3 +128,22 @@ def test_unlock_removes_a_stale_lock(tmp_path, monkeypatch, capfd):
     assert main(["run", str(config), "--unlock"]) == 0
     assert not list(locks.glob("*.lock"))
     assert not (tmp_path / "results").exists()
+
+
+def test_a_figure_named_like_its_study_is_reachable(tmp_path, monkeypatch, capfd):
+    """``fig2b`` is a study and a figure of the default config: unqualified, both are built;
+    ``study:`` / ``figure:`` pick one; a wrong section is refused with the nearest names."""
+    from flocklab.config import ConfigError, load_config
+    from flocklab.config.targets import only_targets
+    from flocklab.figures.kinds import FigureContext
+
+    config, studies = load_config(REPO / "config" / "config.yaml")
+    context = FigureContext(config, studies)
+    both = only_targets(config, context, ["fig2b"], False)
+    assert "results/figures/fig2b.png" in both and "results/fig2b/summary.nc" in both
+    study = only_targets(config, context, ["study:fig2b"], False)
+    assert "results/figures/fig2b.png" not in study and "results/fig2b/summary.nc" in study
+    assert only_targets(config, context, ["figure:fig2b"], False) == [
+        p for p in both if "figures/" in p]
+    with pytest.raises(ConfigError, match="--only 'task:fig2b': no task of that name"):
+        only_targets(config, context, ["task:fig2b"], False)

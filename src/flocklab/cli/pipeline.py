@@ -41,7 +41,8 @@ def add_pipeline_parsers(commands: argparse._SubParsersAction) -> None:
                      help=f"YAML config file (default: {DEFAULT_CONFIG})")
     run.add_argument("--only", nargs="+", action="extend", default=[], metavar="NAME",
                      help="build only these studies, figures or tasks of the config (and "
-                          "their inputs)")
+                          "their inputs); a name shared by a study and a figure builds both, "
+                          "study:NAME, figure:NAME or task:NAME one")
     run.add_argument("--cores", type=int, default=None, metavar="N",
                      help="CPU cores to use (default: the profile's, 2 for the default)")
     run.add_argument("--dry-run", "-n", action="store_true",

@@ -41,24 +41,33 @@ def only_targets(config: Mapping[str, Any], context: FigureContext, names: Itera
     """The files that build each of ``names`` — a study (its analyses), a figure (its files)
     or a task (its result document) of ``config`` — and nothing else.
 
+    A name may be qualified by its section (``study:fig2b``, ``figure:fig2b``,
+    ``task:NAME``); an unqualified name builds everything of that name, so a figure named
+    like its study is built with it.
+
     Raises
     ------
     ConfigError
         For every name the config does not define, with the nearest names.
     """
+    sections = {"study": "studies", "figure": "figures", "task": "tasks"}
+    builders = {"study": lambda name: study_outputs(context, name),
+                "figure": lambda name: figure_outputs(context, name, ffmpeg),
+                "task": lambda name: [context.task_path(name)]}
     targets: list[str] = []
     unknown = []
-    for name in names:
-        if name in config["studies"]:
-            targets += study_outputs(context, name)
-        elif name in config["figures"]:
-            targets += figure_outputs(context, name, ffmpeg)
-        elif name in config["tasks"]:
-            targets.append(context.task_path(name))
-        else:
-            known = [*config["studies"], *config["figures"], *config["tasks"]]
-            unknown.append(f"--only {name!r}: no study, figure or task of that name"
-                           f"{nearest_names(name, known)}")
+    for given in names:
+        section, _, name = given.rpartition(":") if ":" in given else ("", "", given)
+        wanted = [section] if section in builders else [*builders]
+        found = [kind for kind in wanted if name in config[sections[kind]]]
+        for kind in found:
+            targets += builders[kind](name)
+        if not found:
+            known = [f"{kind}:{item}" if section else item for kind in wanted
+                     for item in config[sections[kind]]]
+            what = f"no {section}" if section in builders else "no study, figure or task"
+            unknown.append(f"--only {given!r}: {what} of that name"
+                           f"{nearest_names(given, known)}")
     if unknown:
         raise ConfigError("\n".join(unknown))
     return list(dict.fromkeys(targets))
