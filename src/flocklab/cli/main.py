@@ -1,4 +1,4 @@
-"""Command line: ``flocklab simulate|task|metrics|fit|fss|params|run|init|check-config``.
+"""Command line: ``flocklab COMMAND``, one command per subparser of :func:`build_parser`.
 
 Model options are generated from the model's parameter declarations, so every
 parameter has an option whose help gives its meaning, unit, allowed range and default
@@ -185,7 +185,8 @@ def _add_model_parsers(models: argparse._SubParsersAction, wanted: str | None) -
 def build_parser(model: str | None = "") -> argparse.ArgumentParser:
     """The command-line parser; ``model`` limits the simulate sub-parsers that are built in
     full to that model (``None``: none; ``""``: all)."""
-    parser = Parser(prog="flocklab", description=__doc__.splitlines()[0])
+    parser = Parser(prog="flocklab", description="Simulate and analyse models of collective "
+                    "motion and chains of linked agents; one command per line below.")
     parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="log progress messages (checkpoints, timings) to stderr")
