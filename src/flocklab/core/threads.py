@@ -4,6 +4,17 @@ from __future__ import annotations
 
 import numba
 
+#: Below this many agents the kernels run serially: starting threads costs more than it saves.
+PARALLEL_MIN_AGENTS = 4096
+
+
+def parallel_chunks(n: int) -> int:
+    """Number of agent ranges a kernel should split ``n`` agents into (<= 1: serial)."""
+    threads = numba.get_num_threads()
+    if n < PARALLEL_MIN_AGENTS or threads == 1:
+        return 1
+    return 8 * threads
+
 
 def set_threads(threads: int | None) -> int:
     """Use ``threads`` numba threads (``None``: leave as is); returns the count in use.

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from flocklab.core.random import GOLDEN_GAMMA, MIX_1, MIX_2, SHIFT_27, SHIFT_30, SHIFT_31
-from flocklab.models.zonal.geometry import parallel_chunks
+from flocklab.core.threads import parallel_chunks
 
 #: Cell coordinates are packed into 21 bits per axis.
 COORD_BITS = 21

@@ -18,10 +18,10 @@ import numba
 import numpy as np
 
 from flocklab.core.random import noise_key
+from flocklab.core.threads import PARALLEL_MIN_AGENTS
 from flocklab.geometry.hash_grid import NeighbourGrid
 from flocklab.models.foraging import kernels as kr
 from flocklab.models.foraging import setup
-from flocklab.models.zonal.geometry import PARALLEL_MIN_AGENTS
 
 
 def parameter_vector(params: Mapping[str, Any], dt: float) -> np.ndarray:

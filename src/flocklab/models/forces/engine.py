@@ -46,10 +46,10 @@ import numba
 import numpy as np
 
 from flocklab.core.random import noise_key
+from flocklab.core.threads import parallel_chunks
 from flocklab.geometry.hash_grid import NeighbourGrid
 from flocklab.models.forces import kernels as K
 from flocklab.models.forces.params import TARGETS, resolve
-from flocklab.models.zonal.geometry import parallel_chunks
 
 FOLLOWER, LEADER, SUBLEADER = 0, 1, 2
 

@@ -26,7 +26,7 @@ from numba import njit, prange
 
 from flocklab.core.random import counter_uniform
 from flocklab.core.variants import serial_variant
-from flocklab.models.zonal.geometry import min_image, turn_toward, unit, wrap_periodic
+from flocklab.geometry.vectors import min_image, turn_toward, unit, wrap_periodic
 
 MORSE = 0
 GENERIC = 1

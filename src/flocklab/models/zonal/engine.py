@@ -7,7 +7,7 @@ when a step needs more room than any before; with predators the Python side look
 step's events in two tiny arrays, and computes a convex hull and the Voronoi domains of
 danger when an attack begins).
 The only randomness inside the loop is the counter-based noise of
-:mod:`flocklab.models.zonal.geometry`, so a run depends on the parameters and the seed only — not on
+:mod:`flocklab.geometry.vectors`, so a run depends on the parameters and the seed only — not on
 the number of threads, nor on how the steps are chunked.
 """
 
@@ -21,10 +21,10 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from flocklab.core.random import noise_key
+from flocklab.core.threads import parallel_chunks
 from flocklab.geometry.hash_grid import NeighbourGrid
 from flocklab.models.zonal import metrics
 from flocklab.models.zonal.danger import voronoi_domains
-from flocklab.models.zonal.geometry import parallel_chunks
 from flocklab.models.zonal.motion import move, steer
 from flocklab.models.zonal.params import check_step_length, interaction_range, resolve, start_centre
 from flocklab.models.zonal.predators import (

@@ -20,7 +20,7 @@ import math
 from numba import njit, prange
 
 from flocklab.core.random import counter_uniform
-from flocklab.models.zonal.geometry import (
+from flocklab.geometry.vectors import (
     TWO_PI,
     gaussian,
     min_image,
@@ -29,7 +29,7 @@ from flocklab.models.zonal.geometry import (
     unit,
     wrap_periodic,
 )
-from flocklab.models.zonal.geometry import turn_toward as _turn_toward
+from flocklab.geometry.vectors import turn_toward as _turn_toward
 
 SURFACE_MARGIN = 1e-9
 

@@ -29,7 +29,7 @@ import math
 
 from numba import njit
 
-from flocklab.models.zonal.geometry import min_image
+from flocklab.geometry.vectors import min_image
 
 STALKING, ATTACKING, RESTING = 0, 1, 2
 EVENT_NONE, EVENT_ATTACK, EVENT_ABANDON, EVENT_CAPTURE = 0, 1, 2, 3

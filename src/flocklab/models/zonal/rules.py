@@ -14,7 +14,7 @@ One synchronous step of the prey (all agents read the state at time ``t``):
    direction as the cohesion term (contest paper, Eq. 5); the agent then runs at its own escape
    (limit) speed.
 4. **Noise**: rotation of :math:`\hat{\mathbf{d}}` by a Gaussian angle of s.d. ``noise``
-   (:mod:`flocklab.models.zonal.geometry`), then
+   (:mod:`flocklab.geometry.vectors`), then
 5. **Turning-rate cap**: the heading turns toward the noisy :math:`\hat{\mathbf{d}}` by at most
    ``turning_rate * dt``.
 6. **Obstacles** (contest paper, problem 3): for :math:`a_k < r < R_k` the velocity changes by
@@ -65,7 +65,7 @@ import math
 
 from numba import njit, prange
 
-from flocklab.models.zonal.geometry import min_image, unit
+from flocklab.geometry.vectors import min_image, unit
 from flocklab.models.zonal.params import RULES
 
 RULE_CODES = {name: code for code, name in enumerate(RULES)}

@@ -1,4 +1,5 @@
-r"""Small vector kernels shared by the zonal rules (numba, inlined).
+r"""Small vector kernels of the agent models (numba, inlined): headings, turns, noise and
+periodic images, used by the zonal and force-based models.
 
 Headings are unit 3-vectors; in 2-D their ``z`` component is 0 and every operation below
 keeps it 0, so one code path serves both dimensions.
@@ -26,25 +27,12 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import njit
 
 from flocklab.core.random import counter_uniform
 
 TWO_PI = 2.0 * math.pi
-#: Below this many agents the kernels run serially: starting threads costs more than it saves.
-PARALLEL_MIN_AGENTS = 4096
-
-
-def parallel_chunks(n: int) -> int:
-    """Number of agent ranges a kernel should split ``n`` agents into (<= 1: serial)."""
-    threads = numba.get_num_threads()
-    if n < PARALLEL_MIN_AGENTS or threads == 1:
-        return 1
-    return 8 * threads
-
-
 @njit(cache=True, inline="always")
 def noise_counter(step, n, agent, component):  # pragma: no cover
     """Counter of component ``c`` (0..3) of agent ``i`` at step ``t``: ``4 (t N + i) + c``."""
