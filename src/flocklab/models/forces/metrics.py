@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from flocklab.models.zonal.metrics import (  # noqa: F401  (re-exported)
+from flocklab.analysis.collective import (  # noqa: F401  (re-exported)
     groups,
     nearest_neighbour_distance,
     polarisation,
