@@ -27,7 +27,7 @@ CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every
 
 
 # Names resolved on first use (PEP 562), so that ``import flocklab`` — paid by every
-# pipeline job and by the job-server client — imports neither numpy nor numba.
+# pipeline job and by Snakemake's parse of the workflow — imports neither numpy nor numba.
 _LAZY = {"RunControl": "flocklab.core.time", "SimulationError": "flocklab.core.model",
          "available_models": "flocklab.core.registry", "get_model": "flocklab.core.registry",
          "register": "flocklab.core.registry",

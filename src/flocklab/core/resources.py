@@ -3,7 +3,7 @@
 Snakemake passes ``mem_mb`` and ``runtime`` (minutes) to the scheduler (SLURM's ``--mem``
 and ``--time``). Requests grow with the attempt number, so a job that ran out of memory
 or time is retried with more (``retries:`` in the profile). The estimates are deliberately
-generous: a model's :meth:`~flocklab.models.Model.resources` gives its arrays' memory and
+generous: a model's :meth:`~flocklab.core.model.Model.resources` gives its arrays' memory and
 a run-time estimate; this module adds the process's own footprint and a floor.
 """
 

@@ -1,8 +1,8 @@
 """Stage *task*: a model's named computation → ``results/tasks/<name>/result.json``.
 
-A model may offer computations besides time runs (:attr:`flocklab.models.Model.tasks`), such
+A model may offer computations besides time runs (:attr:`flocklab.core.model.Model.tasks`), such
 as the five questions of the bench-dragon contest problem. The stage resolves the task's
-parameters through the model, runs :meth:`~flocklab.models.Model.run_task` with the task's
+parameters through the model, runs :meth:`~flocklab.core.model.Model.run_task` with the task's
 directory for any tables it writes (CSV, xlsx), and writes the returned document as strict
 JSON with the task's identity, parameters and provenance.
 """
