@@ -200,3 +200,28 @@ def test_finite_size_scaling_needs_two_sizes_replicates_and_known_selections():
         message = str(error.value)
         assert f"config key '{expected}':" in message and words in message, message
         assert "\n" not in message
+
+
+def test_every_mistake_is_reported_at_once():
+    """A schema mistake in one study, a parameter out of range in another and a figure naming
+    an unknown study: three lines from one check, not three runs; the study with the schema
+    mistake is not checked further (its defaults may be missing)."""
+    config = {
+        "studies": {
+            "a": {"model": "vicsek", "params": {"N": -5, "L": 4.0}, "steps": 100},
+            "b": {"model": "vicsek", "params": {"eta": 99.0}, "steps": 100, "replicatez": 3},
+        },
+        "figures": {"f": {"kind": "curve", "study": "nope", "x": "eta",
+                          "y": "order_parameter"}},
+    }
+    with pytest.raises(ConfigError) as error:
+        validate_config(config)
+    lines = str(error.value).splitlines()
+    assert len(lines) == 3, lines
+    assert "studies.b.replicatez': unknown key; did you mean 'replicates'" in lines[0]
+    assert "studies.a.params.N'" in lines[1] and "figures.f.study': unknown study" in lines[2]
+
+
+def test_a_broken_section_stops_after_the_schema():
+    with pytest.raises(ConfigError, match="config key 'studies'"):
+        validate_config({"studies": ["not", "a", "mapping"]})

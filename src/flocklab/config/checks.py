@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from flocklab.config.design import DesignSpec, design_seed, design_spec
-from flocklab.config.schema import ConfigError, load_schema, validate_schema
+from flocklab.config.schema import ConfigError, load_schema, schema_problems
 from flocklab.config.study import Axis, Study, expand_values
 from flocklab.core.driver import adaptive_grid
 from flocklab.core.names import nearest_names
@@ -48,21 +48,33 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
     Raises
     ------
     ConfigError
-        On the first problem, naming the key and what is allowed.
+        With every problem found, one line each naming the key and what is allowed: the
+        schema's, then the model checks of every entry the schema accepted, then the figures
+        whose study was built.
     """
-    validate_schema(config, load_schema(schema_path))
-    problems: list[str] = []
+    found = schema_problems(config, load_schema(schema_path))
+    problems = list(found.values())
+    # an entry with a schema problem is not checked further (its defaults may be missing);
+    # a problem above the entries (a section, the top level) stops here
+    broken = {path[:2] for path in found}
+    if any(len(path) < 2 for path in found) or not all(
+            isinstance(config.get(section), dict) for section in ("studies", "tasks", "figures")):
+        raise ConfigError("\n".join(problems))
     studies = {}
     for name, raw in config["studies"].items():
-        with _collect(problems):
-            studies[name] = _build_study(name, raw, config["base_seed"])
-    for name in config["tasks"]:
-        with _collect(problems):
-            _check_task(config, name)
-    if len(studies) == len(config["studies"]):  # figures need their studies
-        for name in config["figures"]:
+        if ("studies", name) not in broken:
             with _collect(problems):
-                _check_figure(config, studies, name)
+                studies[name] = _build_study(name, raw, config["base_seed"])
+    for name in config["tasks"]:
+        if ("tasks", name) not in broken:
+            with _collect(problems):
+                _check_task(config, name)
+    for name, figure in config["figures"].items():
+        study = figure.get("study") if isinstance(figure, dict) else None
+        if ("figures", name) in broken or (study in config["studies"] and study not in studies):
+            continue  # its own schema problem, or its study's problem, is reported already
+        with _collect(problems):
+            _check_figure(config, studies, name)
     if problems:
         raise ConfigError("\n".join(problems))
     return studies

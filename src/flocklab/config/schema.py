@@ -97,6 +97,19 @@ def _message(error: Any) -> str:
     return f"config key '{key}': {error.message}{_describe(error.schema)}"
 
 
+def schema_problems(config: dict, schema: Mapping[str, Any]) -> dict[tuple, str]:
+    """Validate ``config`` in place against ``schema``, filling defaults where it is valid;
+    return one message per key path that fails (its most relevant error,
+    :func:`jsonschema.exceptions.best_match`), naming the key."""
+    validator_class = _with_defaults(jsonschema.Draft202012Validator)
+    validator = validator_class(schema)
+    by_key: dict[tuple, list] = {}
+    for error in validator.iter_errors(config):
+        by_key.setdefault(tuple(error.absolute_path), []).append(error)
+    return {path: _message(jsonschema.exceptions.best_match(errors))
+            for path, errors in by_key.items()}
+
+
 def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
     """Validate ``config`` in place against ``schema`` and fill defaults.
 
@@ -115,15 +128,9 @@ def validate_schema(config: dict, schema: Mapping[str, Any]) -> dict:
     Raises
     ------
     ConfigError
-        With one line per key that fails (its most relevant error,
-        :func:`jsonschema.exceptions.best_match`), naming the key.
+        With one line per key that fails (:func:`schema_problems`).
     """
-    validator_class = _with_defaults(jsonschema.Draft202012Validator)
-    validator = validator_class(schema)
-    by_key: dict[tuple, list] = {}
-    for error in validator.iter_errors(config):
-        by_key.setdefault(tuple(error.absolute_path), []).append(error)
-    if by_key:
-        raise ConfigError("\n".join(_message(jsonschema.exceptions.best_match(errors))
-                                    for errors in by_key.values()))
+    problems = schema_problems(config, schema)
+    if problems:
+        raise ConfigError("\n".join(problems.values()))
     return config

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import yaml
 
 from flocklab.config.schema import ConfigError
+from flocklab.core.names import nearest_names
 from flocklab.core.registry import get_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -208,8 +209,9 @@ class FigureContext:
     def study(self, where: str, figure: Mapping[str, Any]) -> Study:
         """The study the figure names; ConfigError naming ``<where>.study`` if none."""
         if figure["study"] not in self.studies:
-            raise ConfigError(f"config key '{where}.study': unknown study '{figure['study']}'; "
-                              f"defined: {', '.join(self.studies)}")
+            defined = list(self.config.get("studies", {})) or list(self.studies)
+            raise ConfigError(f"config key '{where}.study': unknown study '{figure['study']}'"
+                              f"{nearest_names(figure['study'], defined)}")
         return self.studies[figure["study"]]
 
     def task(self, where: str, figure: Mapping[str, Any]) -> Mapping[str, Any]:
