@@ -72,10 +72,10 @@ def test_the_root_snakefile_still_runs_the_workflow(snakemake, tmp_path):
 
 
 def _interrupt_config(path: Path) -> None:
-    """Two Vicsek runs of a few seconds each (N = 400 for 30 000 steps), one core."""
+    """Two Vicsek runs of several seconds each (N = 400 for 100 000 steps), one core."""
     path.write_text(yaml.safe_dump({
         "studies": {"long": {"model": "vicsek", "params": {"N": 400, "L": 10.0, "eta": 2.0},
-                             "replicates": 2, "steps": 30000, "burn_in": 1000}},
+                             "replicates": 2, "steps": 100000, "burn_in": 1000}},
         "figures": {}, "tasks": {}}, sort_keys=False))
 
 
@@ -98,7 +98,7 @@ def test_an_interrupted_run_unlocks_and_the_same_command_resumes(tmp_path, signu
         deadline = time.monotonic() + 120
         while "rule simulate" not in log.read_text() and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(2.0)  # inside the first simulation job
+        time.sleep(1.0)  # inside the simulation job
         assert process.poll() is None, "the run ended before the signal"
         process.send_signal(signum)
         code = process.wait(timeout=120)
@@ -106,8 +106,9 @@ def test_an_interrupted_run_unlocks_and_the_same_command_resumes(tmp_path, signu
     assert code == 128 + signum, text[-2000:]
     assert "Traceback" not in text and "interrupted (" in text
     assert not list((tmp_path / ".snakemake" / "locks").glob("*")), "a lock was left"
+    assert not (tmp_path / "results" / "long" / "summary.nc").exists(), "not interrupted"
     # a run file there is a finished run's (written under a temporary name, then renamed)
-    for path in (tmp_path / "results" / "long").rglob("*.nc"):
+    for path in (tmp_path / "results" / "long" / "runs").rglob("*.nc"):
         with xr.open_dataset(path) as run:
             assert run.sizes["time"] > 1 and "parameters" in run.attrs, path
     second = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
