@@ -30,12 +30,19 @@ from pathlib import Path
 from typing import Any
 
 #: Model parameters of each preset (other parameters keep the model's defaults).
-PRESETS: dict[str, dict[str, Any]] = {
-    "tongue": {"structure": "chain"},
-    # the project's 100-particle cloth (flocklab.models.springs.structure.cloth)
-    "cloth": {"structure": "cloth", "nx": 10, "ny": 10, "mass": 0.01, "stiffness": 1000.0,
-              "damping": 0.05, "gravity": 9.80665},
-}
+PRESETS = ("tongue", "cloth")
+
+
+def preset_params(name: str) -> dict[str, Any]:
+    """Model parameters of preset ``name``: the tongue is the model's default chain; the cloth
+    is the model's preset "cloth" (one definition: the explorer and these commands show the
+    same cloth), without its integrator (``--integrator`` chooses)."""
+    if name == "tongue":
+        return {"structure": "chain"}
+    from flocklab.core.registry import get_model
+
+    preset = next(p for p in get_model("springs").presets if p.name == name)
+    return {key: value for key, value in preset.params.items() if key != "integrator"}
 #: Task options of each preset (given options win): the cloth's 2/omega_max is 2.3 ms, so a
 #: quarter second is still > 100 x 2/omega_max, as the pipeline's stability table runs it.
 PRESET_OPTIONS: dict[str, dict[str, Any]] = {"tongue": {}, "cloth": {"run_time": 0.25}}
@@ -110,7 +117,7 @@ def run_springs_command(args: argparse.Namespace) -> dict[str, Any]:
                **{spec.name: getattr(args, spec.name) for spec in task.options
                   if spec.name != "methods" and getattr(args, spec.name, None) is not None}}
     options["methods"] = methods
-    params = dict(PRESETS[preset])
+    params = preset_params(preset)
     taken = {spec.name for spec in task.options}
     for spec in model.parameters:
         dest = f"model-{spec.name}" if spec.name in taken else spec.name
