@@ -95,9 +95,12 @@ def test_an_interrupted_run_unlocks_and_the_same_command_resumes(tmp_path, signu
     log = tmp_path / "first.log"
     with log.open("w") as stream:
         process = subprocess.Popen(command, cwd=tmp_path, stdout=stream, stderr=stream)
+        # the simulation job has started once its log exists (Snakemake's own output to a
+        # file is buffered and may show the job only later)
+        started = tmp_path / "results" / "logs" / "simulate" / "long" / "block0.log"
         deadline = time.monotonic() + 120
-        while "rule simulate" not in log.read_text() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
         time.sleep(1.0)  # inside the simulation job
         assert process.poll() is None, "the run ended before the signal"
         process.send_signal(signum)
