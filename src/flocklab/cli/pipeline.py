@@ -132,9 +132,9 @@ def run_snakemake(command: Sequence[str]) -> int:
     """Run Snakemake to its end and return its exit status.
 
     Snakemake runs in its own session, so a Ctrl-C in the terminal reaches this process
-    only; SIGINT and SIGTERM received here are passed on to Snakemake once, and this process
-    waits for it to finish: Snakemake then cancels its running jobs, leaves no partial file
-    that looks complete and removes its lock, so the same command resumes with the
+    only; SIGINT and SIGTERM received here are passed on to Snakemake once (as SIGTERM),
+    and this process waits for it to finish: Snakemake then cancels its running jobs, leaves
+    no partial file that looks complete and removes its lock, so the same command resumes with the
     unfinished jobs. (``subprocess.call`` would kill it 0.25 s after an interrupt and leave
     the lock.)
 
@@ -148,7 +148,9 @@ def run_snakemake(command: Sequence[str]) -> int:
 
     def pass_on(signum: int, frame: Any) -> None:
         if not received and process.poll() is None:
-            process.send_signal(signum)
+            # SIGTERM for either: Snakemake's SIGTERM handler cancels the running jobs at
+            # once, where a SIGINT could let a running job finish and the next one start
+            process.send_signal(signal.SIGTERM)
         received.append(signum)
 
     previous = {sig: signal.signal(sig, pass_on) for sig in SIGNAL_EXIT}
