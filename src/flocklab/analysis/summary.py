@@ -367,8 +367,6 @@ def _derived_value(model: Model, run: xr.Dataset, name: str) -> float:
     model declared it) computed from the run's recorded parameters."""
     if name in run.attrs:
         return float(run.attrs[name])
-    import json
-
     params = model.resolve(json.loads(run.attrs["parameters"]))
     return float(model.derived_value(params, name))
 

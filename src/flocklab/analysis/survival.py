@@ -75,6 +75,16 @@ def censored_sample(times: np.ndarray, events: np.ndarray) -> tuple[np.ndarray, 
     return times, events.astype(bool)
 
 
+def _risk_table(times: np.ndarray, events: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct event times (m,), the runs at risk just before each and the events at
+    each (int arrays (m,)), of a checked sample (:func:`censored_sample`)."""
+    event_times = np.unique(times[events])
+    at_risk = times.size - np.searchsorted(np.sort(times), event_times, side="left")
+    deaths = np.array([np.count_nonzero(events & (times == t)) for t in event_times], int)
+    return event_times, at_risk, deaths
+
+
 @dataclass(frozen=True)
 class KaplanMeier:
     """A Kaplan–Meier estimate at its distinct event times (all arrays shape (m,)).
@@ -139,9 +149,7 @@ def kaplan_meier(times: np.ndarray, events: np.ndarray, alpha: float = ALPHA) ->
         One minus the interval's level.
     """
     times, events = censored_sample(times, events)
-    event_times = np.unique(times[events])
-    at_risk = times.size - np.searchsorted(np.sort(times), event_times, side="left")
-    deaths = np.array([np.count_nonzero(events & (times == t)) for t in event_times], int)
+    event_times, at_risk, deaths = _risk_table(times, events)
     survival = np.cumprod(1.0 - deaths / at_risk)
     with np.errstate(divide="ignore", invalid="ignore"):
         greenwood = np.cumsum(deaths / (at_risk * (at_risk - deaths)))
@@ -192,9 +200,7 @@ def logrank_scores(times: np.ndarray, events: np.ndarray) -> np.ndarray:
     permuting the labels permutes a linear statistic (Collett 2015, §2.6.3).
     """
     times, events = censored_sample(times, events)
-    event_times = np.unique(times[events])
-    at_risk = times.size - np.searchsorted(np.sort(times), event_times, side="left")
-    deaths = np.array([np.count_nonzero(events & (times == t)) for t in event_times], int)
+    event_times, at_risk, deaths = _risk_table(times, events)
     cumulative = np.concatenate([[0.0], np.cumsum(deaths / at_risk)])
     return events - cumulative[np.searchsorted(event_times, times, side="right")]
 
@@ -203,10 +209,8 @@ def _hypergeometric_terms(times: np.ndarray, events: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """At each distinct event time: runs at risk (mask (m, n)), the variance factor
     :math:`d(n-d)/(n-1)` and :math:`n_j`, shapes (m, n), (m,), (m,)."""
-    event_times = np.unique(times[events])
+    event_times, n_j, d_j = _risk_table(times, events)
     risk = times[None, :] >= event_times[:, None]
-    n_j = risk.sum(axis=1)
-    d_j = np.array([np.count_nonzero(events & (times == t)) for t in event_times])
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(n_j > 1, d_j * (n_j - d_j) / (n_j - 1), 0.0)
     return risk, factor, n_j
@@ -299,15 +303,9 @@ def logrank(times: np.ndarray, events: np.ndarray, groups: np.ndarray) -> LogRan
     sizes = members.sum(axis=1)
     null = ((one_hot @ scores) ** 2 / sizes).sum(axis=1)
     observed = float((o_e**2 / sizes).sum())
-    p = _upper_p(observed, null, exact)
+    p = permutation_p(observed, null, exact)  # both >= 0: the upper tail
     return LogRank(chi2, names.size - 1, float(stats.chi2.sf(chi2, names.size - 1)), p,
                    exact, o_e, math.nan, null)
-
-
-def _upper_p(statistic: float, null: np.ndarray, exact: bool) -> float:
-    """One-tailed p of a statistic large under the alternative (never 0)."""
-    extreme = int(np.count_nonzero(null >= statistic - 1e-12 * max(1.0, abs(statistic))))
-    return extreme / null.size if exact else (1 + extreme) / (null.size + 1)
 
 
 def logrank_trend(times: np.ndarray, events: np.ndarray, levels: np.ndarray,
@@ -410,11 +408,19 @@ def survival_trend(claim: str, levels: np.ndarray, times: np.ndarray, events: np
     weights : {"values", "ranks"}
         Weights of the levels in the trend test.
     """
-    claimed = {"decreasing": 1.0, "increasing": -1.0}[trend]
     times, events = np.asarray(times, float), np.asarray(events, float)
     x = np.repeat(np.asarray(levels, float), times.shape[1])
     keep = np.isfinite(times.ravel())
-    x, t, e = x[keep], times.ravel()[keep], events.ravel()[keep]
+    return survival_trend_runs(claim, x[keep], times.ravel()[keep], events.ravel()[keep],
+                               trend, weights, alpha)
+
+
+def survival_trend_runs(claim: str, x: np.ndarray, t: np.ndarray, e: np.ndarray, trend: str,
+                        weights: str = "values", alpha: float = ALPHA) -> Verdict:
+    """:func:`survival_trend` of runs given one by one: factor value ``x``, time ``t`` and
+    event indicator ``e`` of every run, each shape (n,)."""
+    claimed = {"decreasing": 1.0, "increasing": -1.0}[trend]
+    x, t, e = (np.asarray(column, float).ravel() for column in (x, t, e))
     n, censored = int(t.size), int(np.count_nonzero(e == 0))
     if n < 3 or np.unique(x).size < 2 or not np.any(e):
         why = f"{n} runs" if n < 3 else ("one level" if np.unique(x).size < 2 else

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
@@ -128,13 +128,12 @@ def parameter(model: Model, name: str) -> Label:
     name."""
     for spec in model.parameters:
         if spec.name == name:
-            return Label(_short(spec.description), spec.symbol, spec.unit)
+            return _parameter_label(spec)
     return quantity(model, name)
 
 
 def _declared(model: Model) -> Mapping[str, Label]:
-    table = {spec.name: Label(_short(spec.description), spec.symbol, spec.unit)
-             for spec in model.parameters}
+    table = {spec.name: _parameter_label(spec) for spec in model.parameters}
     table.update({obs.name: Label(figure_name(obs.long_name), obs.symbol, obs.units)
                   for obs in model.observables})
     table.update({q.name: Label(figure_name(q.long_name), q.symbol, q.units)
@@ -142,6 +141,11 @@ def _declared(model: Model) -> Mapping[str, Label]:
     table.update({metric.name: Label(figure_name(metric.long_name), metric.symbol,
                                      metric.units) for metric in model.run_metrics})
     return table
+
+
+def _parameter_label(spec: Any) -> Label:
+    """A parameter's label: its description up to the first qualification, symbol, unit."""
+    return Label(_short(spec.description), spec.symbol, spec.unit)
 
 
 def _short(description: str) -> str:

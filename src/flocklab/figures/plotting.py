@@ -949,14 +949,16 @@ def survival_figure(sensitivity: xr.Dataset, output: str, parameter: str | None 
 
 def _km_curve(ax: plt.Axes, km: Any, end: float, colour: str, label: str) -> None:
     """One Kaplan-Meier step curve to ``end`` with its band and censoring ticks."""
+
+    def steps(values: np.ndarray) -> np.ndarray:
+        """1 at time 0, the values at the event times (NaN: 0), the last held to ``end``."""
+        values = np.nan_to_num(values, nan=0.0)
+        return np.r_[1.0, values, values[-1] if values.size else 1.0]
+
     x = np.r_[0.0, km.time, max(end, km.time[-1] if km.time.size else 0.0)]
-    y = np.r_[1.0, km.survival, km.survival[-1] if km.time.size else 1.0]
-    low = np.r_[1.0, np.nan_to_num(km.low, nan=0.0), np.nan_to_num(km.low[-1:], nan=0.0)
-                if km.time.size else 1.0]
-    high = np.r_[1.0, np.nan_to_num(km.high, nan=0.0), np.nan_to_num(km.high[-1:], nan=0.0)
-                 if km.time.size else 1.0]
-    ax.step(x, y, where="post", color=colour, linewidth=1.2, label=label)
-    ax.fill_between(x, low, high, step="post", color=colour, alpha=0.15, linewidth=0)
+    ax.step(x, steps(km.survival), where="post", color=colour, linewidth=1.2, label=label)
+    ax.fill_between(x, steps(km.low), steps(km.high), step="post", color=colour, alpha=0.15,
+                    linewidth=0)
     ax.plot(km.censored, km.at(km.censored), "|", color=colour, markersize=7,
             markeredgewidth=1.2)
 

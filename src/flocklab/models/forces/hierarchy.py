@@ -16,7 +16,7 @@ tie above every observed one and the rank tests of 2 stay exact, while means wou
 listed under every prediction step, count once.
 
 1. *sub-leaders govern the spread*: the log-rank test for trend of the turn time over the
-   number of sub-leaders (:func:`flocklab.analysis.survival.survival_trend`): a hazard of
+   number of sub-leaders (:func:`flocklab.analysis.survival.survival_trend_runs`): a hazard of
    turning that rises with it at permutation p < 0.05 holds, one that falls fails, neither is
    inconclusive;
 2. *the prediction step governs it*: the turn times of the runs with sub-leaders differ
@@ -98,7 +98,7 @@ def turn_times(params: Mapping[str, Any], subleaders: Sequence[int],
 def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The three verdicts of the module docstring (:class:`flocklab.analysis.verdicts.Verdict`
     fields as a dict each)."""
-    from flocklab.analysis.survival import survival_trend
+    from flocklab.analysis.survival import survival_trend_runs
     from flocklab.analysis.verdicts import group_difference, no_improvement
 
     runs = independent_runs(rows)
@@ -106,10 +106,10 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     taus = np.array([row["prediction_step"] for row in runs], dtype=float)
     times = np.array([row["turn_time"] for row in runs], dtype=float)
     turned = np.array([row["turned"] for row in runs], dtype=float)
-    levels, by_level, events = _by_level(counts, times, turned)
-    out = [survival_trend("The number of sub-leaders governs how fast the new goal spreads "
-                          "(more sub-leaders, shorter turn time)", levels, by_level, events,
-                          "decreasing")]
+    by_count = np.argsort(counts, kind="stable")  # runs grouped by level, as in an oat study
+    out = [survival_trend_runs("The number of sub-leaders governs how fast the new goal "
+                               "spreads (more sub-leaders, shorter turn time)", counts[by_count],
+                               times[by_count], turned[by_count], "decreasing")]
     with_subs = counts > 0
     if np.unique(taus[with_subs]).size > 1:
         out.append(group_difference(
@@ -125,21 +125,6 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             f"by less than {NO_HELP_MARGIN:.0%} of its median)", reference,
             times[counts == top], margin, what="turn time shortened by"))
     return [verdict.as_dict() for verdict in out]
-
-
-def _by_level(levels: np.ndarray, times: np.ndarray, events: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Runs grouped by level: ``(levels (K,), times (K, R), events (K, R))``, rows padded
-    with NaN to the largest group's size R."""
-    unique = np.unique(levels)
-    size = max(int(np.count_nonzero(levels == level)) for level in unique)
-    grid_t = np.full((unique.size, size), np.nan)
-    grid_e = np.full((unique.size, size), np.nan)
-    for k, level in enumerate(unique):
-        mine = levels == level
-        grid_t[k, : mine.sum()] = times[mine]
-        grid_e[k, : mine.sum()] = events[mine]
-    return unique, grid_t, grid_e
 
 
 def independent_runs(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
