@@ -146,7 +146,7 @@ def _figure_layouts(workdir: Path, config_path: Path) -> dict[str, list[str]]:
     old = os.getcwd()
     os.chdir(workdir)
     try:
-        context = FigureContext(config, studies, "results")
+        context = FigureContext(config, studies)
         for name, spec in config["figures"].items():
             kind = KINDS[spec["kind"]]
             drawn = kind.draw(spec, kind.inputs(spec, context))

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 
 from flocklab.analysis.timeseries import summary_quantities
 from flocklab.config import ConfigError, load_config, load_schema, validate_config
+from flocklab.core import paths
 from flocklab.core.registry import get_model
 from flocklab.figures.kinds import KINDS, FigureContext, FigureKind, StudyKind
 from flocklab.stages.figures import make_animation, make_figure
@@ -117,7 +118,7 @@ def bars_kind():
                                   f"{', '.join(quantities)}")
 
         def inputs(self, figure, context):
-            return [context.study_path(figure["study"], "summary.nc")]
+            return [paths.study_file(figure["study"], "summary.nc")]
 
         def draw(self, figure, inputs):
             summary = xr.load_dataset(inputs[0])

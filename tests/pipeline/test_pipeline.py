@@ -29,7 +29,7 @@ def _dry_run(snakemake, workdir: Path, config: Path, *args: str) -> str:
 
 def planned_jobs(snakemake, workdir: Path, config: Path, *args: str) -> dict[str, int]:
     """Rule -> job count from a dry run's job-stats table (empty when nothing is to be done);
-    the block jobs of every study (rules ``simulate_<study>_<block>``) count as ``simulate``."""
+    the point jobs of every replicate count (rules ``simulate_<R>``) count as ``simulate``."""
     text = _dry_run(snakemake, workdir, config, *args)
     if "Nothing to be done" in text:
         return {}
@@ -156,22 +156,53 @@ def test_every_expected_output_exists_and_opens(finished):
     assert "fig2a.png" in report
     assert list(results.rglob("*.part")) == []
     for study in config["studies"]:
-        assert list((results / "logs" / "simulate" / study).glob("block*.log")), study
+        assert list((results / "logs" / "simulate" / study).glob("*.log")), study
 
 
-def test_simulate_jobs_run_blocks_of_runs_in_one_process(finished):
-    """Every run file was written by a block job whose log lists it; a job runs several runs
-    (one process per block, not per run), and each file carries its identity."""
+def test_simulate_jobs_run_the_replicates_of_a_point_in_one_process(finished):
+    """Every run file was written by the job of its point, whose log lists it: one log (one
+    process) per point, holding all of the point's replicates; each file carries its
+    identity."""
     workdir, _ = finished
     results = workdir / "results"
-    logs = list((results / "logs" / "simulate").rglob("block*.log"))
-    listed = [line.split(": ", 2)[-1] for log in logs for line in log.read_text().splitlines()
-              if " of " in line and "INFO flocklab.stages.simulate: run " in line]
-    runs = sorted(str(path.relative_to(workdir)) for path in results.rglob("runs/*/rep*.nc"))
-    assert sorted(listed) == runs
-    assert len(logs) < len(runs) / 4
-    with xr.open_dataset(results / runs[0].removeprefix("results/")) as run:
+    for log in (results / "logs" / "simulate").rglob("*.log"):
+        study, point = log.parent.name, log.stem
+        listed = sorted(line.split(": ", 2)[-1] for line in log.read_text().splitlines()
+                        if " of " in line and "INFO flocklab.stages.simulate: run " in line)
+        written = sorted(str(path.relative_to(workdir))
+                         for path in (results / study / "runs" / point).glob("rep*.nc"))
+        assert listed == written and written, log
+    points = list(results.glob("*/runs/*"))
+    assert len(list((results / "logs" / "simulate").rglob("*.log"))) == len(points)
+    assert len(list(results.rglob("runs/*/rep*.nc"))) > 2 * len(points)
+    with xr.open_dataset(next(results.rglob("runs/*/rep0.nc"))) as run:
         assert len(run.attrs["run_fingerprint"]) == 64
+
+
+def _rule_graph(snakemake, workdir: Path, config: Path) -> list[str]:
+    """The lines of ``--rulegraph`` (sorted: Snakemake prints the edges in no fixed order)."""
+    result = snakemake(workdir, "--configfile", str(config), "--rulegraph")
+    return sorted(result.stdout.splitlines())
+
+
+def test_the_rule_graph_is_the_same_before_and_after_a_run(finished, snakemake, tmp_path):
+    workdir, config_path = finished
+    before = _rule_graph(snakemake, tmp_path, config_path)
+    assert any("simulate_4" in line for line in before)
+    assert before == _rule_graph(snakemake, workdir, config_path)
+
+
+def test_forcerun_reaches_a_finished_run_file(finished, snakemake):
+    """A run file has a producing job: forcing it reruns its point's job (all of the point's
+    replicates) and what reads them, nothing else."""
+    workdir, config_path = finished
+    target = "results/density/runs/N=8/rep1.nc"
+    assert (workdir / target).exists()
+    jobs = planned_jobs(snakemake, workdir, config_path, "--forcerun", target)
+    assert jobs == {"all": 1, "simulate": 1, "summarize": 1,
+                    "figure": _figures_of(config_path, "density")}
+    assert planned_runs(snakemake, workdir, config_path, "--forcerun", target) == {
+        "results/density/runs/N=8/rep0.nc", target}
 
 
 def test_sensitivity_outputs(finished):
@@ -207,9 +238,9 @@ def test_growing_the_sobol_design_runs_only_the_new_points(finished, snakemake):
     workdir, config_path = finished
     changed = _rewrite(config_path,
                        lambda c: c["studies"]["sobol"]["sensitivity"].update(samples=16))
-    # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new runs, in one block
+    # 16 x 4 rows, of which the first 8 x 4 already ran: 32 new points of one run each
     jobs = planned_jobs(snakemake, workdir, changed)
-    assert jobs == {"all": 1, "sample": 1, "simulate": 1, "summarize": 1,
+    assert jobs == {"all": 1, "sample": 1, "simulate": 32, "summarize": 1,
                     "analyse_sensitivity": 1, "figure": 2}
     new = planned_runs(snakemake, workdir, changed)
     old = {str(path.relative_to(workdir)) for path in
@@ -246,12 +277,10 @@ def test_adding_a_noise_value_runs_only_the_new_simulations(finished, snakemake)
     workdir, config_path = finished
     etas = [round(0.5 * k, 1) for k in range(13)] + [6.25]
     changed = _rewrite(config_path, lambda c: c["studies"]["noise"]["sweep"][1].update(eta=etas))
-    # one new eta for 2 sizes x 4 replicates: the runs of N = 40 and of N = 100 lie 56 run
-    # positions apart, so they fall in one or two blocks (chunks of run positions, sized by
-    # the longest adaptive run); then that study's summary, fits and figures
+    # one new eta for 2 sizes x 4 replicates: two new points, one job each; then that
+    # study's summary, fits and figures
     jobs = planned_jobs(snakemake, workdir, changed)
-    assert jobs.pop("simulate") in (1, 2)
-    assert jobs == {"all": 1, "summarize": 1, "fit_critical": 1, "fss": 1,
+    assert jobs == {"all": 1, "simulate": 2, "summarize": 1, "fit_critical": 1, "fss": 1,
                     "figure": _figures_of(config_path, "noise")}
     assert planned_runs(snakemake, workdir, changed) == {
         f"results/noise/runs/N={n}_L={box}_eta=6.25/rep{r}.nc"

@@ -33,7 +33,8 @@ def test_only_plans_one_figure_s_inputs(tmp_path, monkeypatch, capfd):
     config.write_text((REPO / "config" / "test.yaml").read_text())
     assert main(["run", str(config), "--only", "fig2b", "--dry-run", "--cores", "1"]) == 0
     out = capfd.readouterr()
-    assert _jobs(out.out + out.err) == {"simulate_density_0": 1, "summarize": 1, "figure": 1}
+    # the density study: 2 points of 2 replicates, one job each
+    assert _jobs(out.out + out.err) == {"simulate_2": 2, "summarize": 1, "figure": 1}
     assert "results/figures/fig2b.png" in out.out + out.err
     assert not (tmp_path / "results").exists()
 
@@ -97,9 +98,9 @@ def test_an_interrupted_run_unlocks_and_the_same_command_resumes(tmp_path, signu
         process = subprocess.Popen(command, cwd=tmp_path, stdout=stream, stderr=stream)
         # the simulation job has started once its log exists (Snakemake's own output to a
         # file is buffered and may show the job only later)
-        started = tmp_path / "results" / "logs" / "simulate" / "long" / "block0.log"
+        logs = tmp_path / "results" / "logs" / "simulate" / "long"
         deadline = time.monotonic() + 120
-        while not started.exists() and time.monotonic() < deadline:
+        while not list(logs.glob("*.log")) and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(1.0)  # inside the simulation job
         assert process.poll() is None, "the run ended before the signal"
@@ -138,8 +139,8 @@ def test_a_figure_named_like_its_study_is_reachable(tmp_path, monkeypatch, capfd
     """``fig2b`` is a study and a figure of the default config: unqualified, both are built;
     ``study:`` / ``figure:`` pick one; a wrong section is refused with the nearest names."""
     from flocklab.config import ConfigError, load_config
-    from flocklab.config.targets import only_targets
     from flocklab.figures.kinds import FigureContext
+    from flocklab.pipeline.targets import only_targets
 
     config, studies = load_config(REPO / "config" / "config.yaml")
     context = FigureContext(config, studies)

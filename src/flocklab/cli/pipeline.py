@@ -82,8 +82,8 @@ def _config_path(given: str | None) -> Path:
 def check_config_command(args: argparse.Namespace) -> None:
     """Validate the config and print the plan (studies, runs, tasks, figures, cost)."""
     from flocklab.config import load_config
-    from flocklab.config.plan import make_plan, plan_lines
     from flocklab.core.driver import available_memory
+    from flocklab.pipeline.plan import make_plan, plan_lines
 
     config, studies = load_config(_config_path(args.config))
     plan = make_plan(config, studies, available_memory())
@@ -178,8 +178,9 @@ def run_command(args: argparse.Namespace) -> int:
     """Validate the config, then run the packaged workflow on it; returns Snakemake's exit
     code."""
     from flocklab.config import ConfigError, load_config
-    from flocklab.config.targets import only_targets
+    from flocklab.core import paths
     from flocklab.figures.kinds import FigureContext
+    from flocklab.pipeline.targets import only_targets
 
     if args.cores is not None and args.cores < 1:
         raise ConfigError(f"--cores {args.cores}: must be at least 1")
@@ -190,17 +191,17 @@ def run_command(args: argparse.Namespace) -> int:
                            shutil.which("ffmpeg") is not None)
     command = snakemake_command(path, targets, args)
     if args.unlock:
-        print("flocklab: removing a stale lock of results/", file=sys.stderr)
+        print(f"flocklab: removing a stale lock of {paths.RESULTS}/", file=sys.stderr)
         return run_snakemake(command)
     what = ", ".join(args.only) if args.only else f"every study, figure and task of {path}"
     print(f"flocklab: {'planning' if args.dry_run else 'building'} {what}", file=sys.stderr)
     code = run_snakemake(command)
     if code == 0 and args.report and not args.dry_run:
         whole = command[:len(command) - len(targets)]
-        code = run_snakemake([*whole, "--report", "results/report.html"])
+        code = run_snakemake([*whole, "--report", paths.report_file()])
     if code == 0 and not args.dry_run:
-        built = targets or ["results/"]
-        print(f"wrote {', '.join(built)}" + ("; report results/report.html"
+        built = targets or [f"{paths.RESULTS}/"]
+        print(f"wrote {', '.join(built)}" + (f"; report {paths.report_file()}"
                                               if args.report else ""))
     return code
 

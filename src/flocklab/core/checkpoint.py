@@ -33,6 +33,16 @@ def fingerprint(model: str, params: dict[str, Any], control: dict[str, Any]) -> 
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def run_fingerprint(model: str, params: dict[str, Any], control: dict[str, Any]) -> str:
+    """The identity of a run: :func:`fingerprint` of its model, resolved parameters and run
+    controls (seed included; normalised through :class:`~flocklab.core.time.RunControl`, so
+    omitted defaults count as given). Written into every run file as the attribute
+    ``run_fingerprint``."""
+    from flocklab.core.time import RunControl
+
+    return fingerprint(model, dict(params), RunControl(**control).as_attrs())
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """Where and how often a simulation saves its state.

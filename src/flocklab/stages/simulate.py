@@ -1,9 +1,10 @@
 """Stage *simulate*: runs of a model → ``results/<study>/runs/<point>/rep<k>.nc``.
 
-:func:`run_simulation` writes one run file; :func:`run_block` runs a pipeline job's block of
-runs one after another in this process (:mod:`flocklab.config.blocks`), so the process's
-start-up is paid once per block. ``python -m flocklab.stages.simulate SPEC [THREADS]`` is
-the job's command (``SPEC``: the block as one JSON document).
+:func:`run_simulation` writes one run file; :func:`run_point` runs a pipeline job: the
+replicates of one parameter point one after another in this process
+(:mod:`flocklab.pipeline.jobs`), so the process's start-up is paid once per point.
+``python -m flocklab.stages.simulate SPEC [THREADS]`` is the job's command (``SPEC``: the
+job as one JSON document).
 
 The file layout is the same for every model (:mod:`flocklab.core.record`): each declared
 observable on ``time``, each snapshot variable on (``frame``, entity), run-level extra
@@ -81,7 +82,7 @@ def run_simulation(model: str, params: Mapping[str, Any],
         if isinstance(previous, int):
             _set_threads(previous)  # leave the caller's thread count as it was
     elapsed = time.perf_counter() - started
-    from flocklab.config.blocks import run_fingerprint
+    from flocklab.core.checkpoint import run_fingerprint
 
     identity = {"run_fingerprint": run_fingerprint(model, record.params, control.as_attrs())}
     record.write(out, {**(extra_attrs or {}), **identity})
@@ -105,26 +106,29 @@ def _set_threads(threads: int | None) -> int | str:
     return set_threads(threads)
 
 
-def run_block(spec: Mapping[str, Any], threads: int | None = None) -> None:
-    """Run every run of a block (:func:`flocklab.config.blocks.block_spec`) in order.
+def run_point(spec: Mapping[str, Any], threads: int | None = None,
+              checkpoint_every: int = 0) -> None:
+    """Run the replicates of one parameter point (:func:`flocklab.pipeline.jobs.point_spec`)
+    in order.
 
-    Each run's parameters and controls are the block's shared ones updated with its own;
-    each file is written atomically as soon as its run ends, so a killed job keeps the runs
-    it finished.
+    Each file is written atomically as soon as its run ends; a run saves its state beside
+    its file every ``checkpoint_every`` steps (0: never) and resumes from it after an
+    interruption.
     """
-    runs = spec["runs"]
+    params = spec["params"]
     started = time.perf_counter()
-    for number, run in enumerate(runs, start=1):
-        log.info("run %d of %d: %s", number, len(runs), run["out"])
-        run_simulation(spec["model"], {**spec["params"], **run["params"]},
-                       {**spec["control"], **run["control"]}, run["out"], threads=threads,
-                       extra_attrs=run["attrs"], progress=False,
-                       checkpoint_every=spec.get("checkpoint_every", 0))
-    log.info("block of %d runs in %.3f s", len(runs), time.perf_counter() - started)
+    for replicate, run in enumerate(spec["runs"]):
+        log.info("run %d of %d: %s", replicate + 1, len(spec["runs"]), run["out"])
+        run_simulation(spec["model"], params, run["control"], run["out"], threads=threads,
+                       extra_attrs={"study": spec["study"], "point": spec["point"],
+                                    "replicate": replicate}, progress=False,
+                       checkpoint_every=checkpoint_every)
+    log.info("point of %d runs in %.3f s", len(spec["runs"]), time.perf_counter() - started)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m flocklab.stages.simulate SPEC [THREADS]``: run a block (the job entry)."""
+    """``python -m flocklab.stages.simulate SPEC [THREADS [CHECKPOINT_EVERY]]``: run a point
+    (the job entry)."""
     import json
     import sys
 
@@ -140,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     logger = logging.getLogger("flocklab")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    run_block(json.loads(args[0]), threads=threads)
+    run_point(json.loads(args[0]), threads=threads,
+              checkpoint_every=int(args[2]) if len(args) > 2 else 0)
     return 0
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from flocklab.config.schema import ConfigError
+from flocklab.core import paths
 from flocklab.figures.captions import design_text
 from flocklab.figures.kinds.base import (
     FigureContext,
@@ -43,8 +44,8 @@ class AnalysisKind(StudyKind):
                               f"'{self.section}' section in study '{study.name}'")
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
-        return [context.study_path(figure["study"], "summary.nc"),
-                context.study_path(figure["study"], self.file)]
+        return [paths.study_file(figure["study"], "summary.nc"),
+                paths.study_file(figure["study"], self.file)]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
         from flocklab.figures import plotting
@@ -163,7 +164,7 @@ class SensitivityKind(StudyKind):
                               f"'{study.name}'")
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
-        return [context.study_path(figure["study"], "sensitivity.nc")]
+        return [paths.study_file(figure["study"], "sensitivity.nc")]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
         from flocklab.figures import plotting

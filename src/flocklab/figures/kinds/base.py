@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import yaml
 
 from flocklab.config.schema import ConfigError
+from flocklab.core import paths
 from flocklab.core.names import nearest_names
 from flocklab.core.registry import get_model
 
@@ -171,13 +172,12 @@ class FigureContext:
         The config with defaults filled in (``figures``, ``studies``, ``tasks``).
     studies : mapping of str to Study
         The expanded studies (:func:`flocklab.config.validate_config`).
-    results : str
-        The results directory.
+
+    Files are located by :mod:`flocklab.core.paths`.
     """
 
     config: Mapping[str, Any]
     studies: Mapping[str, Study]
-    results: str = "results"
 
     def kind(self, name: str) -> FigureKind:
         """The kind of figure ``name``."""
@@ -222,24 +222,12 @@ class FigureContext:
                               f"defined: {', '.join(tasks) or 'none'}")
         return tasks[figure["task"]]
 
-    def run_path(self, study: str, label: str, replicate: int | str) -> str:
-        """Run file of replicate ``replicate`` at the point labelled ``label``."""
-        return f"{self.results}/{study}/runs/{label}/rep{replicate}.nc"
-
     def run_file(self, figure: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
         """Run file of an entry (a panel, a run, an animation) with ``point`` and
         ``replicate`` in the figure's study."""
         study = self.studies[figure["study"]]
         point = study.find_point(entry["point"])
-        return self.run_path(study.name, point.label, entry.get("replicate", 0))
-
-    def study_path(self, study: str, filename: str) -> str:
-        """A file of a study's analyses (``summary.nc``, ``critical.nc``, ...)."""
-        return f"{self.results}/{study}/{filename}"
-
-    def task_path(self, task: str) -> str:
-        """The result document of a ``tasks`` entry."""
-        return f"{self.results}/tasks/{task}/result.json"
+        return paths.run_file(study.name, point.label, entry.get("replicate", 0))
 
 
 def figure_schema(common: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from flocklab.analysis.timeseries import summary_quantities
 from flocklab.config.schema import ConfigError
+from flocklab.core import paths
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.figures.captions import name_text, snapshots_text, sweeps_text, values_text
@@ -175,7 +176,7 @@ class Curve(StudyKind):
                 check_summary_quantity(f"{where}.y[{k}]", name, model)
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
-        return [context.study_path(figure["study"], "summary.nc")]
+        return [paths.study_file(figure["study"], "summary.nc")]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
         from flocklab.figures import plotting
@@ -325,7 +326,7 @@ class Heatmap(StudyKind):
         check_summary_quantity(f"{where}.z", figure["z"], get_model(study.model))
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
-        return [context.study_path(figure["study"], "summary.nc")]
+        return [paths.study_file(figure["study"], "summary.nc")]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
         from flocklab.figures import plotting

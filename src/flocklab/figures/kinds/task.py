@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from flocklab.core import paths
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.figures.captions import task_caption
@@ -45,7 +46,7 @@ class TaskFigure(FigureKind):
             raise ConfigError(f"config key '{where}.{key}': {error.message}") from None
 
     def inputs(self, figure: Mapping[str, Any], context: FigureContext) -> list[str]:
-        return [context.task_path(figure["task"])]
+        return [paths.task_file(figure["task"])]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
         """The task's ``result.json`` (``inputs[0]``) drawn by the task, titled."""

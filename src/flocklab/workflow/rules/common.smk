@@ -2,7 +2,7 @@
 # (flocklab.config.validate_config); nothing here does physics or I/O.
 
 import functools
-import json
+import os
 import shlex
 import shutil
 import sys
@@ -10,17 +10,16 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 from flocklab.config import design_seed
+from flocklab.core import paths
 from flocklab.core.registry import get_model
-from flocklab.config.targets import figure_outputs as target_files, study_outputs
-from flocklab.config.blocks import block_spec, existing_fingerprints, pending_blocks, study_runs
-from flocklab.core.model import Resources as RunResources
 from flocklab.core.resources import job_resources
 from flocklab.figures.captions import study_heading
 from flocklab.figures.kinds import KINDS, FigureContext
+from flocklab.pipeline.jobs import point_resources, point_spec, spec_argument
+from flocklab.pipeline.targets import figure_outputs as target_files, study_outputs
 
-RESULTS = "results"
-# What the figure kinds see of the config (their inputs, captions) and the results layout.
-FIGURE_CONTEXT = FigureContext(config, STUDIES, RESULTS)
+# What the figure kinds see of the config (their inputs, captions).
+FIGURE_CONTEXT = FigureContext(config, STUDIES)
 FIGURES = {name: spec for name, spec in config["figures"].items()
            if not KINDS[spec["kind"]].animation}
 ANIMATIONS = {name: spec for name, spec in config["figures"].items()
@@ -41,28 +40,16 @@ wildcard_constraints:
     animation=_alternatives(ANIMATIONS),
 
 
-def run_path(study, label, replicate):
-    return FIGURE_CONTEXT.run_path(study, label, replicate)
-
-
-def summary_path(study):
-    return FIGURE_CONTEXT.study_path(study, "summary.nc")
-
-
 @functools.cache
 def study_points(study):
     """Label -> point of a study; a sensitivity design is generated on first use only."""
     return {point.label: point for point in STUDIES[study].points()}
 
 
-def study_files(path_of, study):
-    """Per-run files of a study, point-major then replicate (the order summarize expects)."""
-    return [path_of(study, label, replicate) for label in study_points(study)
+def study_runs(study):
+    """Run files of a study, point-major then replicate (the order summarize expects)."""
+    return [paths.run_file(study, label, replicate) for label in study_points(study)
             for replicate in range(STUDIES[study].replicates)]
-
-
-def point_of(wildcards):
-    return study_points(wildcards.study)[wildcards.point]
 
 
 def study_record(name):
@@ -92,14 +79,9 @@ def analysis_paths(study):
     return study_outputs(FIGURE_CONTEXT, study)
 
 
-def figure_inputs(wildcards):
-    """Files a figure reads, in the order its kind draws them."""
-    return FIGURE_CONTEXT.inputs(wildcards.figure)
-
-
-def animation_inputs(wildcards):
-    """The run an animation draws."""
-    return FIGURE_CONTEXT.inputs(wildcards.animation)
+def figure_files(name):
+    """Files figure or animation ``name`` reads, in the order its kind draws them."""
+    return FIGURE_CONTEXT.inputs(name)
 
 
 def figure_outputs(name):
@@ -131,11 +113,11 @@ def task_model_title(task):
 def claim_sources(model):
     """``(heading, JSON path)`` of every study (one at a time, with claims) and task of
     ``model`` whose claims the model's claims table lists."""
-    sources = [(study_heading(STUDIES[name]), f"{RESULTS}/{name}/sensitivity.json")
+    sources = [(study_heading(STUDIES[name]), paths.study_file(name, "sensitivity.json"))
                for name, settings in config["studies"].items()
                if STUDIES[name].model == model
                and (settings.get("sensitivity") or {}).get("claims")]
-    sources += [(f"task {name}", FIGURE_CONTEXT.task_path(name))
+    sources += [(f"task {name}", paths.task_file(name))
                 for name, entry in config["tasks"].items() if entry["model"] == model
                 and get_model(model).task(entry["task"]).tests_claims]
     return sources
@@ -155,25 +137,35 @@ def all_figure_outputs():
 
 # --------------------------------------------------------------------------- simulate jobs
 
-# The interpreter running Snakemake (its environment has flocklab), or the rule's conda
-# environment's `python` under --sdm conda.
-PYTHON = ("python" if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-          else shlex.quote(sys.executable))
-
-# Runs already on disk with their current identity are inputs; the others are grouped into
-# blocks, one job each (flocklab.config.blocks).
-STUDY_RUNS = {name: study_runs(study, run_path) for name, study in STUDIES.items()}
-DONE_RUNS = existing_fingerprints(run.path for runs in STUDY_RUNS.values() for run in runs)
-SIMULATION_BLOCKS = [block for name, runs in STUDY_RUNS.items()
-                     for block in pending_blocks(name, runs, DONE_RUNS, config["job_seconds"])]
+# Jobs run the interpreter running Snakemake (its environment has flocklab), named through
+# the environment so that the rule's command is the same text on every machine (Snakemake
+# reruns a job whose command text changed); under --sdm conda, the rule's environment's.
+if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+    os.environ["FLOCKLAB_PYTHON"] = "python"
+else:
+    os.environ.setdefault("FLOCKLAB_PYTHON", shlex.quote(sys.executable))
 
 
-def block_command(block):
-    """The block job's command: its spec as one shell-quoted JSON argument."""
-    spec = block_spec(block, STUDIES[block.study].model, STUDIES[block.study].checkpoint_every)
-    return shlex.quote(json.dumps(spec, sort_keys=True))
+envvars:
+    "FLOCKLAB_PYTHON",
 
 
-def block_resources(block, attempt):
-    """mem_mb and runtime of a block job from the model's resource hook."""
-    return job_resources(RunResources(block.memory_bytes, block.seconds), attempt)
+def point_job_spec(wildcards):
+    """The simulate job's input (flocklab.pipeline.jobs.point_spec) as one argument."""
+    study = STUDIES[wildcards.study]
+    return shlex.quote(spec_argument(point_spec(study, study_points(wildcards.study)[wildcards.point])))
+
+
+def point_job_resources(wildcards, attempt):
+    """mem_mb and runtime of a point's job from the model's resource hook."""
+    study = STUDIES[wildcards.study]
+    return job_resources(point_resources(study, study_points(wildcards.study)[wildcards.point]),
+                         attempt)
+
+
+# The replicate counts of the studies: one simulate rule each (simulate.smk).
+REPLICATE_COUNTS = sorted({study.replicates for study in STUDIES.values()})
+
+
+def studies_with_replicates(replicates):
+    return [name for name, study in STUDIES.items() if study.replicates == replicates]

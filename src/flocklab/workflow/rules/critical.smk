@@ -3,17 +3,17 @@
 
 rule fit_critical:
     input:
-        "results/{study}/summary.nc",
+        paths.study_file("{study}", "summary.nc"),
     output:
-        nc="results/{study}/critical.nc",
-        json="results/{study}/critical.json",
+        nc=paths.study_file("{study}", "critical.nc"),
+        json=paths.study_file("{study}", "critical.json"),
     params:
         settings=lambda wc: config["studies"][wc.study]["critical"],
         seed=config["base_seed"],
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/fit_critical/{study}.log",
+        paths.log_file("fit_critical", "{study}"),
     localrule: True
     script:
         "../scripts/fit_critical.py"
@@ -21,20 +21,20 @@ rule fit_critical:
 
 rule fss:
     input:
-        summary="results/{study}/summary.nc",
+        summary=paths.study_file("{study}", "summary.nc"),
         # the study's rounded fits, compared with the susceptibility maxima
-        critical=lambda wc: (["results/{}/critical.nc".format(wc.study)]
+        critical=lambda wc: ([paths.study_file(wc.study, "critical.nc")]
                              if config["studies"][wc.study].get("critical") else []),
     output:
-        nc="results/{study}/fss.nc",
-        json="results/{study}/fss.json",
+        nc=paths.study_file("{study}", "fss.nc"),
+        json=paths.study_file("{study}", "fss.json"),
     params:
         settings=lambda wc: config["studies"][wc.study]["fss"],
         seed=config["base_seed"],
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/fss/{study}.log",
+        paths.log_file("fss", "{study}"),
     localrule: True
     script:
         "../scripts/fss.py"

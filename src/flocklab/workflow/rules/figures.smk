@@ -4,16 +4,16 @@
 
 rule figure:
     input:
-        figure_inputs,
+        lambda wc: figure_files(wc.figure),
     output:
         report(
-            f"{RESULTS}/figures/{{figure}}.{config['plot']['formats'][0]}",
+            paths.figure_file("{figure}", config["plot"]["formats"][0]),
             caption="../report/figure.rst",
             category=lambda wc: report_group(wc.figure)[0],
             subcategory=lambda wc: report_group(wc.figure)[1],
             labels=lambda wc: {"figure": figure_title(wc.figure)},
         ),
-        [f"{RESULTS}/figures/{{figure}}.{ext}" for ext in config["plot"]["formats"][1:]],
+        [paths.figure_file("{figure}", ext) for ext in config["plot"]["formats"][1:]],
     params:
         spec=lambda wc: FIGURES[wc.figure],
         dpi=config["plot"]["dpi"],
@@ -21,7 +21,7 @@ rule figure:
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/figures/{figure}.log",
+        paths.log_file("figures", "{figure}"),
     localrule: True
     script:
         "../scripts/figure.py"
@@ -29,16 +29,16 @@ rule figure:
 
 rule animation:
     input:
-        animation_inputs,
+        lambda wc: figure_files(wc.animation),
     output:
         gif=report(
-            f"{RESULTS}/figures/{{animation}}.gif",
+            paths.figure_file("{animation}", "gif"),
             caption="../report/figure.rst",
             category=lambda wc: report_group(wc.animation)[0],
             subcategory=lambda wc: report_group(wc.animation)[1],
             labels=lambda wc: {"figure": f"{figure_title(wc.animation)} (animation)"},
         ),
-        **({"mp4": f"{RESULTS}/figures/{{animation}}.mp4"} if HAVE_FFMPEG else {}),
+        **({"mp4": paths.figure_file("{animation}", "mp4")} if HAVE_FFMPEG else {}),
     params:
         spec=lambda wc: ANIMATIONS[wc.animation],
         dpi=config["plot"]["animation_dpi"],
@@ -46,7 +46,7 @@ rule animation:
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/figures/{animation}.log",
+        paths.log_file("figures", "{animation}"),
     localrule: True
     script:
         "../scripts/animation.py"

@@ -4,15 +4,15 @@
 
 rule summarize:
     input:
-        lambda wc: study_files(run_path, wc.study),
+        lambda wc: study_runs(wc.study),
     output:
-        "results/{study}/summary.nc",
+        paths.study_file("{study}", "summary.nc"),
     params:
         study=lambda wc: study_record(wc.study),
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/summarize/{study}.log",
+        paths.log_file("summarize", "{study}"),
     localrule: True
     script:
         "../scripts/summarize.py"

@@ -10,7 +10,7 @@ rule claims:
         lambda wc: [path for _, path in claim_sources(wc.model)],
     output:
         report(
-            "results/claims/{model}.csv",
+            paths.claims_file("{model}"),
             caption="../report/claims.rst",
             category=lambda wc: get_model(wc.model).title,
             subcategory="Claims and verdicts",
@@ -21,7 +21,7 @@ rule claims:
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/claims/{model}.log",
+        paths.log_file("claims", "{model}"),
     localrule: True
     script:
         "../scripts/claims.py"

@@ -5,7 +5,7 @@
 rule task:
     output:
         report(
-            "results/tasks/{task}/result.json",
+            paths.task_file("{task}"),
             caption="../report/task.rst",
             category=lambda wc: task_model_title(wc.task),
             subcategory="Tasks",
@@ -16,7 +16,7 @@ rule task:
     conda:
         "../envs/flocklab.yaml"
     log:
-        "results/logs/tasks/{task}.log",
+        paths.log_file("tasks", "{task}"),
     localrule: True
     script:
         "../scripts/task.py"

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flocklab.config.schema import ConfigError
+from flocklab.core import paths
 from flocklab.core.names import nearest_names
 from flocklab.figures.kinds import KINDS, FigureContext
 
@@ -17,23 +18,22 @@ def study_outputs(context: FigureContext, study: str) -> list[str]:
     """The summary of study ``study`` and the outputs of the critical, fss and sensitivity
     stages its config asks for."""
     settings = context.config["studies"][study]
-    paths = [context.study_path(study, "summary.nc")]
+    files = [paths.study_file(study, "summary.nc")]
     if "sensitivity" in settings:
-        return paths + [context.study_path(study, name) for name in
+        return files + [paths.study_file(study, name) for name in
                         ("design.nc", "sensitivity.nc", "sensitivity.json")]
     for stage in ("critical", "fss"):
         if stage in settings:
-            paths += [context.study_path(study, f"{stage}.{ext}") for ext in ("nc", "json")]
-    return paths
+            files += [paths.study_file(study, f"{stage}.{ext}") for ext in ("nc", "json")]
+    return files
 
 
 def figure_outputs(context: FigureContext, name: str, ffmpeg: bool) -> list[str]:
     """The files of figure ``name``: one per format of ``plot.formats`` for a figure; a GIF,
     and an MP4 when ``ffmpeg`` is there, for an animation."""
-    stem = f"{context.results}/figures/{name}"
     if KINDS[context.config["figures"][name]["kind"]].animation:
-        return [f"{stem}.gif"] + ([f"{stem}.mp4"] if ffmpeg else [])
-    return [f"{stem}.{ext}" for ext in context.config["plot"]["formats"]]
+        return [paths.figure_file(name, ext) for ext in ("gif", "mp4")[:1 + ffmpeg]]
+    return [paths.figure_file(name, ext) for ext in context.config["plot"]["formats"]]
 
 
 def only_targets(config: Mapping[str, Any], context: FigureContext, names: Iterable[str],
@@ -53,7 +53,7 @@ def only_targets(config: Mapping[str, Any], context: FigureContext, names: Itera
     sections = {"study": "studies", "figure": "figures", "task": "tasks"}
     builders = {"study": lambda name: study_outputs(context, name),
                 "figure": lambda name: figure_outputs(context, name, ffmpeg),
-                "task": lambda name: [context.task_path(name)]}
+                "task": lambda name: [paths.task_file(name)]}
     targets: list[str] = []
     unknown = []
     for given in names:
