@@ -218,16 +218,16 @@ def check_prepared_once(name: str, params: Mapping[str, Any], control: RunContro
 
     holders = [module for module in list(sys.modules.values())
                if getattr(module, "resolve_parameters", None) is resolve]
-    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        for module in holders:
-            stack.enter_context(mock.patch.object(module, "resolve_parameters",
-                                                  counting_resolve))
-        stack.enter_context(mock.patch.object(type(model), "check", counting_check))
-        stack.enter_context(mock.patch.object(type(model), "initial_state",
-                                              seeing_initial_state))
-        run_simulation(name, params, control, Path(tmp) / "run.nc", progress=False,
-                       checkpoint_every=max(1, control.grid(model).steps // 2))
-        stack.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        with contextlib.ExitStack() as spies:
+            for module in holders:
+                spies.enter_context(mock.patch.object(module, "resolve_parameters",
+                                                      counting_resolve))
+            spies.enter_context(mock.patch.object(type(model), "check", counting_check))
+            spies.enter_context(mock.patch.object(type(model), "initial_state",
+                                                  seeing_initial_state))
+            run_simulation(name, params, control, Path(tmp) / "run.nc", progress=False,
+                           checkpoint_every=max(1, control.grid(model).steps // 2))
         assert counts == {"resolve_parameters": 1, "check": 1}, (
             f"a run resolved its parameters {counts['resolve_parameters']} times and "
             f"checked them {counts['check']} times (once each expected)")

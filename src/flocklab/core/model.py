@@ -372,6 +372,18 @@ class Model:
         those on the time step and run length too). The driver calls it once per run; the
         declared keys of the result (:meth:`public`) are what the run file records.
 
+        Parameters
+        ----------
+        given : mapping
+            Any subset of the declared parameters.
+        grid : TimeGrid, optional
+            The run's step schedule (``None``: parameters alone, as for planning).
+
+        Returns
+        -------
+        dict
+            Every declared parameter, then the derived keys of :meth:`complete`.
+
         Raises
         ------
         ParameterError
