@@ -49,8 +49,9 @@ def box_for(n: int, dim: int, neighbours: float) -> float:
 def uniform_swarm(n: int, dim: int, neighbours: float, seed: int = 1) -> ForcesSimulation:
     """A swarm spread uniformly over its periodic box (the start ball replaced)."""
     box = box_for(n, dim, neighbours)
-    sim = ForcesSimulation({**SWARM, "N": n, "dim": dim, "box": box, "start_radius": box / 2},
-                           np.random.default_rng(seed), DT)
+    sim = ForcesSimulation.from_parameters(
+        {**SWARM, "N": n, "dim": dim, "box": box, "start_radius": box / 2},
+        np.random.default_rng(seed), DT)
     rng = np.random.default_rng(seed + 1)
     sim.pos[:, :dim] = rng.random((n, dim)) * box
     return sim

@@ -57,7 +57,7 @@ class Lattice:
 
         self.kernel = advance
         self.model = get_model(name)
-        self.params = self.model.resolve(params)
+        self.params = self.model.prepare(params)
         self.state = self.model.initial_state(self.params, np.random.default_rng(seed))
         self.step = 0
 

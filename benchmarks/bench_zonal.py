@@ -100,7 +100,7 @@ def time_engine(params: dict, steps: int, seed: int = 1,
 
     ``serial`` forces the kernels onto one thread (they otherwise go parallel from 4096 agents).
     """
-    sim = ZonalSimulation(params, seed)
+    sim = ZonalSimulation.from_parameters(params, seed)
     if serial:
         sim.chunks = sim.grid.chunks = 1
     sim.advance(5)
@@ -111,7 +111,7 @@ def time_engine(params: dict, steps: int, seed: int = 1,
 
 
 def time_allpairs(n: int, steps: int, seed: int = 1, params: dict | None = None) -> float:
-    sim = ZonalSimulation(params or {**COUZIN_2002, "N": n, "dim": 3}, seed)
+    sim = ZonalSimulation.from_parameters(params or {**COUZIN_2002, "N": n, "dim": 3}, seed)
     pos, head = sim.pos.copy(), sim.head.copy()
     start = time.perf_counter()
     for _ in range(steps):

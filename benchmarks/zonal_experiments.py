@@ -54,8 +54,9 @@ def collective_memory(delta_os: Sequence[float], delta_a: float, seed: int,
     branch reported at the same ``delta_o`` values.
     """
     delta_os = np.asarray(delta_os, dtype=float)
-    sim = ZonalSimulation({**COUZIN_2002, **(params or {}), "delta_o": float(delta_os[0]),
-                           "delta_a": delta_a}, seed)
+    sim = ZonalSimulation.from_parameters(
+        {**COUZIN_2002, **(params or {}), "delta_o": float(delta_os[0]),
+        "delta_a": delta_a}, seed)
     out = {"delta_o": delta_os}
     for branch, values in (("up", delta_os), ("down", delta_os[::-1])):
         results = []
@@ -86,8 +87,9 @@ def accuracy_sweep(sizes: Sequence[int], fractions: Sequence[float], seeds: int,
         for b, fraction in enumerate(fractions):
             displacements, together = [], []
             for seed in range(seeds):
-                sim = ZonalSimulation({**COUZIN_2005, "N": n, "informed_fraction": fraction,
-                                       "start_radius": max(2.0, 0.6 * math.sqrt(n))}, seed)
+                sim = ZonalSimulation.from_parameters(
+                    {**COUZIN_2005, "N": n, "informed_fraction": fraction,
+                    "start_radius": max(2.0, 0.6 * math.sqrt(n))}, seed)
                 sim.advance(steps - window)
                 start = sim.pos[:, :2].mean(axis=0)
                 sim.advance(window)
@@ -104,7 +106,7 @@ def predation_comparison(seeds: int, steps: int = 600) -> dict[str, dict[str, fl
     for rule in ("nearest", "optimal"):
         captures, first, on_hull, hull_base = [], [], [], []
         for seed in range(seeds):
-            sim = ZonalSimulation({
+            sim = ZonalSimulation.from_parameters({
                 "N": 60, "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
                 "escape_speed": 5.0, "speed_spread": 0.5,
                 "predators": [{"position": [-25.0, 0.0], "speed": 9.0, "stalk_speed": 2.0,

@@ -12,6 +12,8 @@ pass, whoever wrote it. Each check is a function ``check_*(name, params, control
 * the model imports light (in a fresh interpreter, looking it up imports neither numba nor
   scipy.integrate);
 * the same seed gives the same bytes, and a run's file carries every parameter;
+* a run resolves and checks its parameters once, and its file records the declared part
+  of the dict every hook received;
 * chunking the time loop differently and resuming from a checkpoint give the same bytes
   (stepped models; a model that solves the whole interval at once is exempt);
 * the drawing draws the first and last frames of a short run.
@@ -29,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -180,6 +183,62 @@ def check_checkpoint_resume(name: str, params: Mapping[str, Any], control: RunCo
         assert resumed == plain, "a resumed run differs from an uninterrupted one"
 
 
+def check_prepared_once(name: str, params: Mapping[str, Any], control: RunControl) -> None:
+    """A run of the pipeline's simulate stage (checkpointing on) resolves and checks its
+    parameters exactly once, and its file records the declared part of the dict the hooks
+    received (:meth:`~flocklab.core.model.Model.prepare`,
+    :meth:`~flocklab.core.model.Model.public`).
+
+    Counts every call of :func:`flocklab.core.parameters.resolve_parameters` (wherever
+    imported) and of the model's :meth:`~flocklab.core.model.Model.check`.
+    """
+    import json
+    from unittest import mock
+
+    from flocklab.core import parameters
+    from flocklab.stages.simulate import run_simulation
+
+    model = get_model(name)
+    counts = {"resolve_parameters": 0, "check": 0}
+    seen: list[dict[str, Any]] = []
+    resolve, check, initial = (parameters.resolve_parameters, type(model).check,
+                               type(model).initial_state)
+
+    def counting_resolve(specs: Any, given: Any) -> dict:
+        counts["resolve_parameters"] += 1
+        return resolve(specs, given)
+
+    def counting_check(self: Model, params_: dict, grid: Any = None) -> None:
+        counts["check"] += 1
+        check(self, params_, grid)
+
+    def seeing_initial_state(self: Model, params_: Any, rng: Any) -> dict:
+        seen.append(params_)
+        return initial(self, params_, rng)
+
+    holders = [module for module in list(sys.modules.values())
+               if getattr(module, "resolve_parameters", None) is resolve]
+    with tempfile.TemporaryDirectory() as tmp:
+        with contextlib.ExitStack() as spies:
+            for module in holders:
+                spies.enter_context(mock.patch.object(module, "resolve_parameters",
+                                                      counting_resolve))
+            spies.enter_context(mock.patch.object(type(model), "check", counting_check))
+            spies.enter_context(mock.patch.object(type(model), "initial_state",
+                                                  seeing_initial_state))
+            run_simulation(name, params, control, Path(tmp) / "run.nc", progress=False,
+                           checkpoint_every=max(1, control.grid(model).steps // 2))
+        assert counts == {"resolve_parameters": 1, "check": 1}, (
+            f"a run resolved its parameters {counts['resolve_parameters']} times and "
+            f"checked them {counts['check']} times (once each expected)")
+        import xarray as xr
+
+        with xr.open_dataset(Path(tmp) / "run.nc") as ds:
+            recorded = json.loads(ds.attrs["parameters"])
+    hooks = json.loads(json.dumps(model.public(seen[0]), default=str))
+    assert recorded == hooks, "the run file records other parameters than the hooks received"
+
+
 def check_drawing(name: str, params: Mapping[str, Any], control: RunControl) -> None:
     """The model's drawing draws the first and the last frame of a short run in a snapshot
     figure and an animation frame, with no text off the canvas or over another text."""
@@ -205,8 +264,8 @@ def check_drawing(name: str, params: Mapping[str, Any], control: RunControl) -> 
 
 
 CHECKS: tuple[Callable[[str, Mapping[str, Any], RunControl], None], ...] = (
-    check_declarations, check_light_import, check_reproducible, check_chunking,
-    check_checkpoint_resume, check_drawing)
+    check_declarations, check_light_import, check_reproducible, check_prepared_once,
+    check_chunking, check_checkpoint_resume, check_drawing)
 
 
 def check_model(name: str, params: Mapping[str, Any] | None = None,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import flocklab
-from flocklab.testing import check_model
+from flocklab.testing import CHECKS, check_model
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,11 +56,27 @@ CASES = [
                          [pytest.param(*case, id=f"{case[0]}-{k}") for k, case in
                           enumerate(CASES)])
 def test_model_passes_the_conformance_suite(name, params, control):
-    assert len(check_model(name, params, control)) == 6
+    assert len(check_model(name, params, control)) == len(CHECKS)
 
 
 def test_every_registered_model_is_checked():
     assert set(flocklab.available_models()) == {name for name, _, _ in CASES}
+
+
+def test_a_model_that_resolves_its_parameters_again_fails_the_count(monkeypatch):
+    """A hook that resolves and checks the parameters again (here: initial_state, as the
+    engines' constructors did) is caught."""
+    from flocklab_testmodels.noisy_phases import NoisyPhases
+
+    initial = NoisyPhases.initial_state
+
+    def resolving(self, params, rng):
+        return initial(self, self.resolve(self.public(params)), rng)
+
+    monkeypatch.setattr(NoisyPhases, "initial_state", resolving)
+    with pytest.raises(AssertionError, match="resolved its parameters 2 times and checked "
+                                             "them 2 times"):
+        check_model("noisy_phases", {"N": 20}, checks=["check_prepared_once"])
 
 
 def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):

@@ -148,8 +148,9 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
             other = series_statistics(run[obs.name].values[keep], np.nan)
             values[f"{obs.name}_mean"] = other.mean
             values[f"{obs.name}_sem"] = other.sem
+    params = model.run_parameters(run)  # the run's parameters, parsed and prepared once
     values.update({name: float(value) for name, value
-                   in model.metrics(run, burn_in).items()})
+                   in model.metrics(run, params, burn_in).items()})
     histogram = None
     if primary.bounded:
         counts, _ = np.histogram(whole[keep], bins=HISTOGRAM_BINS,

@@ -221,8 +221,7 @@ def _check_points(where: str, study: Study, model: Any) -> None:
     """Every point's parameters pass the model's checks; errors name the config key."""
     for point in study.points():
         try:
-            params = study.params(point)
-            model.check(params, study.grid(point))
+            model.prepare(study.params(point), study.grid(point))  # the run's own checks
         except ParameterError as error:
             source = f"{where}.params" + (f".{error.name}" if error.name in study.fixed else "")
             for number, axis in enumerate(study.axes):

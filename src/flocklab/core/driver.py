@@ -1,8 +1,10 @@
 """The one time loop every model runs in.
 
-:func:`run` resolves the parameters, builds the step schedule, checks the memory the run
-needs against what the machine has, draws the initial state from the run's
-:class:`numpy.random.Generator`, and advances the model in chunks. Between chunks it
+:func:`run` prepares the parameters once (:func:`prepare`: resolved, completed and
+checked by :meth:`~flocklab.core.model.Model.prepare` into the dict every hook receives)
+with the step schedule, checks the memory the run needs against what the machine has,
+draws the initial state from the run's :class:`numpy.random.Generator`, and advances the
+model in chunks. Between chunks it
 reports progress, checks that the state is finite (a non-finite state stops the run with
 :class:`~flocklab.core.model.SimulationError` naming the model, parameters, seed and
 time; nothing is written), and saves a checkpoint when one is due. A resumed run gives the
@@ -17,6 +19,7 @@ import json
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,16 +85,38 @@ def _finite(state: Mapping[str, Any]) -> bool:
                if values.dtype.kind == "f")
 
 
-def prepare(model: Model, params: Mapping[str, Any], control: RunControl
-            ) -> tuple[dict[str, Any], TimeGrid]:
-    """Resolved parameters and the checked step schedule of a run (no run started)."""
-    resolved = model.resolve(params)
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run's prepared parameters and step schedule (:func:`prepare`).
+
+    Attributes
+    ----------
+    params : dict
+        :meth:`Model.prepare <flocklab.core.model.Model.prepare>`'s dict: what every hook
+        receives; its declared part (:attr:`public`) is what the run file records.
+    grid : TimeGrid
+        The checked step schedule (the longest one of an adaptive run).
+    public : dict
+        The declared parameters (defaults filled): the run file's ``parameters``, and what
+        checkpoint and run fingerprints hash.
+    """
+
+    params: dict[str, Any]
+    grid: TimeGrid
+    public: dict[str, Any]
+
+
+def prepare(model: Model, params: Mapping[str, Any], control: RunControl) -> PreparedRun:
+    """A run's parameters, resolved, completed and checked once (with its step schedule),
+    and the schedule; no run started."""
     grid = control.grid(model)
-    model.check(resolved, grid)
-    return resolved, grid
+    prepared = model.prepare(params, grid)
+    if control.adaptive:
+        grid = adaptive_grid(model, control, grid)
+    return PreparedRun(prepared, grid, model.public(prepared))
 
 
-def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
+def run(model: Model, params: Mapping[str, Any] | PreparedRun, control: RunControl, *,
         progress: bool | None = False, checkpoint: Checkpoint | None = None) -> RunRecord:
     """Run ``model`` and return its filled :class:`RunRecord`.
 
@@ -99,8 +124,9 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     ----------
     model : Model
         A registered model instance.
-    params : mapping
-        Model parameters (missing ones take their defaults).
+    params : mapping or PreparedRun
+        Model parameters (missing ones take their defaults), or the run already prepared
+        by :func:`prepare` (with the same ``control``): parameters are prepared once.
     control : RunControl
         Seed, run length and recording schedule.
     progress : bool or None
@@ -116,9 +142,8 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
     ResourceError
         If the run needs more memory than is available.
     """
-    p, grid = prepare(model, params, control)
-    if control.adaptive:
-        grid = adaptive_grid(model, control, grid)
+    prepared = params if isinstance(params, PreparedRun) else prepare(model, params, control)
+    p, grid = prepared.params, prepared.grid
     check_memory(model, p, grid)
     state = model.initial_state(p, np.random.default_rng(control.seed))
     state["_dt"] = grid.dt
@@ -133,7 +158,7 @@ def run(model: Model, params: Mapping[str, Any], control: RunControl, *,
             record.truncate(final)
         record.extra = model.run_outputs(state, p)
     record.loop_seconds = time.perf_counter() - started
-    record.set_attrs(p, control)
+    record.set_attrs(prepared.public, control)
     return record
 
 

@@ -49,12 +49,18 @@ Declarations (class attributes):
 
 Hooks, in the order the driver calls them:
 
-:meth:`check` (cross-parameter rules; with the run's :class:`~flocklab.core.time.TimeGrid`
-once it is known) → :meth:`initial_state` → per chunk :meth:`advance` (by default
-:meth:`step` between records, :meth:`observe` and :meth:`snapshot` at them) →
+Once per run, :meth:`prepare`: the declared parameters resolved (defaults, types,
+ranges), :meth:`complete` (derived keys: values an engine reads, structured entries with
+their defaults) and :meth:`check` (cross-parameter rules, with the run's
+:class:`~flocklab.core.time.TimeGrid`) → :meth:`initial_state` → per chunk :meth:`advance`
+(by default :meth:`step` between records, :meth:`observe` and :meth:`snapshot` at them) →
 :meth:`run_outputs` (run-level variables) → later, from the written file,
-:meth:`metrics`. :meth:`entity_count`, :meth:`resources` and :meth:`uses_seed` describe a
-run without running it. A model whose solver integrates the whole interval at once
+:meth:`metrics`. Every hook receives the one prepared dict (``params``); nothing after
+:meth:`prepare` resolves or validates parameters again (an engine checks only its physics
+state, e.g. a blow-up). The run file's ``parameters`` attribute is its declared part
+(:meth:`public`), and :meth:`metrics` receives the same dict prepared from that attribute
+(:meth:`run_parameters`). :meth:`entity_count`, :meth:`resources` and :meth:`uses_seed`
+describe a run without running it. A model whose solver integrates the whole interval at once
 (``solve_ivp`` over :math:`[0, t_{end}]`) subclasses :class:`IntervalModel` and implements
 :meth:`IntervalModel.solve` instead of the stepping hooks.
 
@@ -356,17 +362,60 @@ class Model:
 
     # ----------------------------------------------------------------- lookups
 
-    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Parameters with defaults filled, types coerced, ranges and cross-rules checked.
+    def prepare(self, given: Mapping[str, Any], grid: TimeGrid | None = None
+                ) -> dict[str, Any]:
+        """The parameters every hook of a run receives, resolved and checked in one pass.
+
+        Declared parameters get their defaults and are coerced and range-checked
+        (:func:`~flocklab.core.parameters.resolve_parameters`), :meth:`complete` adds the
+        derived keys, and :meth:`check` applies the cross-parameter rules (with ``grid``,
+        those on the time step and run length too). The driver calls it once per run; the
+        declared keys of the result (:meth:`public`) are what the run file records.
+
+        Parameters
+        ----------
+        given : mapping
+            Any subset of the declared parameters.
+        grid : TimeGrid, optional
+            The run's step schedule (``None``: parameters alone, as for planning).
+
+        Returns
+        -------
+        dict
+            Every declared parameter, then the derived keys of :meth:`complete`.
 
         Raises
         ------
         ParameterError
             Naming the offending parameter.
         """
-        params = resolve_parameters(self.parameters, given)
-        self.check(params)
+        params = self.complete(resolve_parameters(self.parameters, given))
+        self.check(params, grid)
         return params
+
+    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The declared parameters of :meth:`prepare` (defaults filled, types coerced,
+        ranges and cross-rules checked): what a run file records, and what planning and
+        the config checks compare.
+
+        Raises
+        ------
+        ParameterError
+            Naming the offending parameter.
+        """
+        return self.public(self.prepare(given))
+
+    def public(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The declared parameters of prepared ``params``, in declaration order (the derived
+        keys of :meth:`complete` left out): a run file's ``parameters`` attribute."""
+        return {spec.name: params[spec.name] for spec in self.parameters}
+
+    def run_parameters(self, run: xr.Dataset) -> dict[str, Any]:
+        """The prepared parameters of a run file: its ``parameters`` attribute (JSON),
+        parsed and completed by :meth:`prepare` (what :meth:`metrics` receives)."""
+        import json
+
+        return self.prepare(json.loads(run.attrs.get("parameters", "{}")))
 
     def spec(self, name: str) -> ParameterSpec:
         """The declaration of parameter ``name`` (KeyError if there is none)."""
@@ -435,11 +484,25 @@ class Model:
 
     # ----------------------------------------------------------------- hooks
 
-    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
-        """Cross-parameter rules (override); raise ParameterError naming the key.
+    def complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The resolved declared ``params`` with the derived keys the hooks use (override).
 
-        Called with ``grid = None`` whenever parameters are resolved, and again with the
-        run's step schedule before a run starts (for rules on the time step or run length).
+        Returns a new dict (default: a copy): every declared key, plus derived values (e.g.
+        a cruise speed, structured entries with their defaults filled, arrays an engine
+        reads) under names that are not parameters. A declared value may only be brought
+        to its canonical form (it is recorded); element rules of structured values raise
+        ParameterError naming the element. Called once per :meth:`prepare`, before
+        :meth:`check`.
+        """
+        return dict(params)
+
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """Cross-parameter rules on completed ``params`` (override); raise ParameterError
+        naming the key.
+
+        Called once per :meth:`prepare`: with ``grid = None`` when parameters are resolved
+        for planning, with the run's step schedule when a run is prepared (then also the
+        rules on the time step or run length). It re-resolves nothing.
         """
 
     def uses_seed(self, params: Mapping[str, Any]) -> bool:
@@ -507,8 +570,10 @@ class Model:
         """Run-level variables ``name -> (dims, values, attrs)`` written at the end."""
         return {}
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        """Values of :attr:`run_metrics` from a run file's contents (a pure function)."""
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
+        """Values of :attr:`run_metrics` from a run file's contents and its prepared
+        ``params`` (:meth:`run_parameters`; a pure function)."""
         return {}
 
 

@@ -55,6 +55,11 @@ class LiveRun:
 
     Attributes
     ----------
+    params : dict
+        The declared parameters (defaults filled in).
+    prepared : dict
+        The run's prepared parameters (:meth:`Model.prepare
+        <flocklab.core.model.Model.prepare>`), the dict the model's hooks receive.
     step : int
         Global step of the current state.
     times, series : list, dict of str to list
@@ -69,7 +74,7 @@ class LiveRun:
         self.seed = int(seed)
         self.dt = 1.0 if model.time_mode == "steps" else float(dt or model.default_dt)
         self.steps_per_frame = max(1, int(steps_per_frame))
-        self.params = self._checked(params or {})
+        self._use(self._checked(params or {}))
         self.message = ""
         self.changes: list[tuple[int, str, Any]] = []
         self.reset()
@@ -77,12 +82,14 @@ class LiveRun:
     # ----------------------------------------------------------------- control
 
     def _checked(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Resolved parameters, with the cross-rules on a one-step grid (ParameterError)."""
-        params = self.model.resolve(given)
+        """Prepared parameters, the cross-rules checked on a one-step grid (ParameterError)."""
         control = RunControl(seed=self.seed, steps=1,
                              dt=None if self.model.time_mode == "steps" else self.dt)
-        self.model.check(params, control.grid(self.model))
-        return params
+        return self.model.prepare(given, control.grid(self.model))
+
+    def _use(self, prepared: dict[str, Any]) -> None:
+        self.prepared = prepared
+        self.params = self.model.public(prepared)
 
     def reset(self, seed: int | None = None) -> None:
         """Start again from ``t = 0`` (with a new ``seed`` if given)."""
@@ -98,10 +105,10 @@ class LiveRun:
         if isinstance(self.model, IntervalModel):
             self._solve_ahead()
             return
-        self.state = self._fresh_state(self.params)
-        self._outputs = self.model.run_outputs(self.state, self.params)
-        self._remember(self.model.observe(self.state, self.params),
-                       self.model.snapshot(self.state, self.params))
+        self.state = self._fresh_state(self.prepared)
+        self._outputs = self.model.run_outputs(self.state, self.prepared)
+        self._remember(self.model.observe(self.state, self.prepared),
+                       self.model.snapshot(self.state, self.prepared))
 
     def _fresh_state(self, params: Mapping[str, Any]) -> dict:
         state = self.model.initial_state(params, np.random.default_rng(self.seed))
@@ -121,7 +128,7 @@ class LiveRun:
         previous = self.dt
         self.dt = float(dt)
         try:
-            self._checked(self.params)
+            self._use(self._checked(self.params))
         except ParameterError:
             self.dt = previous
             raise
@@ -132,7 +139,7 @@ class LiveRun:
     def apply_preset(self, preset: Preset) -> str:
         """Take a preset's parameters (the others at their defaults) and time step, and
         restart from ``t = 0``."""
-        self.params = self._checked(dict(preset.params))
+        self._use(self._checked(dict(preset.params)))
         if preset.dt is not None and self.model.time_mode == "continuous":
             self.dt = float(preset.dt)
         self.reset()
@@ -147,11 +154,12 @@ class LiveRun:
         ParameterError
             Naming the offending parameter; nothing is changed.
         """
-        params = self._checked({**self.params, **given})
-        changed = {name: value for name, value in params.items() if self.params[name] != value}
+        prepared = self._checked({**self.params, **given})
+        changed = {name: value for name, value in self.model.public(prepared).items()
+                   if self.params[name] != value}
         if not changed:
             return ""
-        self.params = params
+        self._use(prepared)
         if isinstance(self.model, IntervalModel):
             self.reset()
             self.message = (f"{', '.join(changed)} changed: the interval is solved again "
@@ -161,7 +169,7 @@ class LiveRun:
             self.reset()
             self.message = f"{', '.join(changed)} set"
             return self.message
-        fresh = self._fresh_state(params)
+        fresh = self._fresh_state(prepared)
         old = state_arrays(self.state)
         new = state_arrays(fresh)
         same = old.keys() == new.keys() and all(
@@ -174,7 +182,7 @@ class LiveRun:
             return self.message
         load_state(fresh, old)
         self.state = fresh
-        self._outputs = self.model.run_outputs(self.state, self.params)
+        self._outputs = self.model.run_outputs(self.state, self.prepared)
         self.changes.extend((self.step, name, value) for name, value in changed.items())
         self.message = f"{', '.join(changed)} changed at {self.time_text()}"
         return self.message
@@ -191,7 +199,7 @@ class LiveRun:
         first, k = self.step, self.steps_per_frame
         record = self._frame_record(first + k)
         try:
-            self.model.advance(self.state, self.params, first, k, record)
+            self.model.advance(self.state, self.prepared, first, k, record)
         except (SimulationError, ParameterError) as error:
             return self.stop(getattr(error, "message", str(error)))
         self.step = first + k
@@ -213,7 +221,7 @@ class LiveRun:
         """A record buffer with one record and one frame, at global step ``stop``."""
         grid = TimeGrid(stop, self.dt, self.model.time_units, self.model.time_mode == "steps",
                         np.array([stop]), np.array([stop]))
-        record = RunRecord.allocate(self.model, self.params,
+        record = RunRecord.allocate(self.model, self.prepared,
                                     TimeGrid(0, self.dt, grid.units, grid.integer,
                                              np.array([0]), np.array([0])))
         index = np.full(stop + 1, -1, dtype=np.int64)

@@ -60,11 +60,12 @@ def run_simulation(model: str, params: Mapping[str, Any],
         hidden file beside ``out``), and resume from it if it exists and belongs to this
         run. It is removed once ``out`` is written.
     """
-    from flocklab.core.driver import run
+    from flocklab.core.driver import prepare, run
 
     if not isinstance(control, RunControl):
         control = RunControl(**control)
     instance = get_model(model)
+    prepared = prepare(instance, params, control)  # the run's one parameter resolution
     previous = _set_threads(None)
     used = _set_threads(threads)
     log.info("simulating %s %s with %s on %s thread(s)", model, dict(params), control, used)
@@ -73,11 +74,10 @@ def run_simulation(model: str, params: Mapping[str, Any],
     if checkpoint_every:
         from flocklab.core.checkpoint import Checkpoint, checkpoint_path, fingerprint
 
-        resolved = instance.resolve(params)
         checkpoint = Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
-                                fingerprint(model, resolved, control.as_attrs()))
+                                fingerprint(model, prepared.public, control.as_attrs()))
     try:
-        record = run(instance, params, control, progress=progress, checkpoint=checkpoint)
+        record = run(instance, prepared, control, progress=progress, checkpoint=checkpoint)
     finally:
         if isinstance(previous, int):
             _set_threads(previous)  # leave the caller's thread count as it was

@@ -44,7 +44,7 @@ def test_issue_interface_and_run_file_layout():
 def test_metrics_are_finite_and_consistent():
     model = DragonAgents()
     ds = driver.simulate(model, {"N": 8}, RunControl(seed=3, t_end=6.0, record_every=0.05))
-    out = model.metrics(ds, burn_in=2.0)
+    out = model.metrics(ds, model.run_parameters(ds), burn_in=2.0)
     assert set(out) == {m.name for m in model.run_metrics}
     assert out["stable"] == 1.0 and np.isnan(out["t_blowup"])
     assert all(np.isfinite(v) for name, v in out.items() if name != "t_blowup")
@@ -104,7 +104,7 @@ def test_recorded_blow_up_keeps_the_records_before_it(extra):
     finite = np.isfinite(ds["x"].values).all(axis=1)
     assert np.array_equal(finite, ds["time"].values < t_blowup)
     assert np.isnan(ds["link_error_max"].values[~finite]).all()
-    out = DragonAgents().metrics(ds, burn_in=0.0)
+    out = DragonAgents().metrics(ds, DragonAgents().run_parameters(ds), burn_in=0.0)
     assert out["stable"] == 0.0 and out["t_blowup"] == t_blowup
     assert np.isnan(out["settling_time"])
     assert 1.0 < out["link_error_max"] <= 3.0 * 1.0  # grew, and stopped at the 3 L bound

@@ -27,14 +27,14 @@ def test_spiral_run_frames_match_question_1() -> None:
     np.testing.assert_allclose(run["speed"].values, q1.state.speed, atol=1e-12)
     assert np.all(run["min_clearance"].values > 0)
     np.testing.assert_allclose(run["head_radius"].values[0], 8.8, atol=1e-12)
-    metrics = MODEL.metrics(run, 0.0)
+    metrics = MODEL.metrics(run, MODEL.run_parameters(run), 0.0)
     assert math.isnan(metrics["collision_time"])
     assert metrics["max_speed_ratio"] == pytest.approx(1.0, abs=1e-12)  # the head is fastest
 
 
 def test_collision_metric_agrees_with_question_2() -> None:
     run = driver.simulate(MODEL, {"t0": 400.0}, RunControl(seed=0, t_end=15.0, dt=0.5))
-    metrics = MODEL.metrics(run, 0.0)
+    metrics = MODEL.metrics(run, MODEL.run_parameters(run), 0.0)
     q2 = q2_collision()
     assert metrics["collision_time"] == pytest.approx(q2["time"], abs=1e-6)
     assert metrics["collision_radius"] == pytest.approx(q2["head_radius"], abs=1e-6)

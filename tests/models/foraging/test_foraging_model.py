@@ -18,7 +18,7 @@ SCENE = {"obstacles": [{"rect": [40.0, 40.0, 60.0, 45.0]},
 
 
 def _state(params, seed=5, dt=0.2):
-    resolved = MODEL.resolve(params)
+    resolved = MODEL.prepare(params)
     state = engine.initial_state(resolved, np.random.default_rng(seed))
     state["_dt"] = dt
     return resolved, state
@@ -167,7 +167,7 @@ def test_the_food_grid_covers_the_arena():
 
 def test_run_metrics_agree_with_the_series():
     run = flocklab.simulate("foraging", t_end=120.0, seed=4, record_every=1.0)
-    metrics = MODEL.metrics(run, 0.0)
+    metrics = MODEL.metrics(run, MODEL.run_parameters(run), 0.0)
     assert metrics["survival"] == pytest.approx(float(run["alive_fraction"].values[-1]))
     assert metrics["starved"] + metrics["captured"] + metrics["survival"] == pytest.approx(1)
     assert 0.0 < metrics["lifetime"] <= 120.0 and 0.0 < metrics["food_time"] <= 120.0

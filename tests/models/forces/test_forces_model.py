@@ -93,8 +93,9 @@ def test_surround_coverage_and_vacuole():
 
 
 def test_roles_and_sub_leader_assignment():
-    sim = ForcesSimulation({"N": 50, "leaders": 3, "subleaders": 7, "turn_angle": 90.0},
-                           np.random.default_rng(1), 0.05)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 50, "leaders": 3, "subleaders": 7, "turn_angle": 90.0},
+        np.random.default_rng(1), 0.05)
     assert (sim.role == LEADER).sum() == 3 and (sim.role == SUBLEADER).sum() == 7
     leaders = set(np.flatnonzero(sim.role == LEADER))
     assigned = sim.leader_of[sim.role == SUBLEADER]
@@ -105,8 +106,8 @@ def test_roles_and_sub_leader_assignment():
 def test_cosine_rule_weights_goal_against_followers():
     """w = cos(g, v_F): followers along the goal -> the goal velocity s g; followers
     perpendicular -> the followers' mean velocity; opposite -> also theirs (w clipped at 0)."""
-    sim = ForcesSimulation({"N": 20, "leaders": 2, "leader_rule": "cosine"},
-                           np.random.default_rng(1), 0.05)
+    sim = ForcesSimulation.from_parameters({"N": 20, "leaders": 2, "leader_rule": "cosine"},
+                                           np.random.default_rng(1), 0.05)
     speed = sim.p["cruise_speed"]
     for follower_velocity, expected in (([1.0, 0.0, 0.0], [speed, 0.0, 0.0]),
                                         ([0.0, 0.7, 0.0], [0.0, 0.7, 0.0]),
@@ -122,8 +123,9 @@ def test_cosine_rule_weights_goal_against_followers():
 
 
 def test_sub_leaders_steer_to_the_predicted_leader_position():
-    sim = ForcesSimulation({"N": 10, "leaders": 1, "subleaders": 1, "prediction_step": 2.0},
-                           np.random.default_rng(1), 0.05)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 10, "leaders": 1, "subleaders": 1, "prediction_step": 2.0},
+        np.random.default_rng(1), 0.05)
     leader, sub = sim.leaders[0], sim.subleaders[0]
     sim.pos[leader], sim.pos[sub] = [0.0, 0.0, 0.0], [0.0, -4.0, 0.0]
     vel = np.zeros((10, 3))
@@ -144,7 +146,8 @@ def test_captures_are_recorded_and_the_captured_stay_put():
     for agent in np.flatnonzero(captured):
         frames = np.flatnonzero(~alive[:, agent])
         assert np.ptp(ds["x"].values[frames, agent]) == 0.0
-    metrics_ = flocklab.get_model("forces").metrics(ds, 0.0)
+    model = flocklab.get_model("forces")
+    metrics_ = model.metrics(ds, model.run_parameters(ds), 0.0)
     assert metrics_["captures"] == captured.sum()
     assert metrics_["first_capture_time"] == pytest.approx(np.nanmin(ds["capture_time"]))
 
@@ -156,6 +159,7 @@ def test_run_metrics_of_a_turning_group():
                            r_align=2.0, w_alignment=1.0, initial="aligned", start_radius=4.0,
                            leaders=6, turn_time=2.0, turn_angle=60.0, t_end=25.0, seed=2,
                            record_every=0.25)
-    result = flocklab.get_model("forces").metrics(ds, 15.0)
+    model = flocklab.get_model("forces")
+    result = model.metrics(ds, model.run_parameters(ds), 15.0)
     assert result["turned"] == 1.0 and 0.0 < result["turn_time"] < 23.0
     assert metrics.STATES[int(result["state"])] == "flock"

@@ -39,8 +39,8 @@ def test_an_infinite_radius_lists_every_pair():
 @pytest.mark.parametrize("dim", [2, 3])
 def test_without_a_cut_off_the_force_is_the_sum_over_all_pairs(dim):
     """Agents 40 apart still attract (|F| ~ e^-40 against forces of order 1 near by)."""
-    sim = ForcesSimulation({"N": 80, "dim": dim, "r_cut": 0.0, "start_radius": 30.0,
-                            "C_r": 0.5, "l_r": 0.5}, np.random.default_rng(4), 0.05)
+    sim = ForcesSimulation.from_parameters({"N": 80, "dim": dim, "r_cut": 0.0, "start_radius": 30.0,
+                                            "C_r": 0.5, "l_r": 0.5}, np.random.default_rng(4), 0.05)
     sim.ensure_forces()
     exact = _morse_force(sim.pos[:, :dim], sim.p)
     np.testing.assert_allclose(sim.force[:, :dim], exact, rtol=1e-12,
@@ -50,8 +50,10 @@ def test_without_a_cut_off_the_force_is_the_sum_over_all_pairs(dim):
 
 def test_a_cut_off_beyond_every_distance_gives_the_same_forces():
     common = {"N": 50, "start_radius": 4.0}
-    none = ForcesSimulation({**common, "r_cut": 0.0}, np.random.default_rng(5), 0.05)
-    far = ForcesSimulation({**common, "r_cut": 100.0}, np.random.default_rng(5), 0.05)
+    none = ForcesSimulation.from_parameters(
+        {**common, "r_cut": 0.0}, np.random.default_rng(5), 0.05)
+    far = ForcesSimulation.from_parameters(
+        {**common, "r_cut": 100.0}, np.random.default_rng(5), 0.05)
     none.ensure_forces()
     far.ensure_forces()
     np.testing.assert_allclose(none.force, far.force, rtol=1e-13, atol=1e-15)
@@ -60,7 +62,7 @@ def test_a_cut_off_beyond_every_distance_gives_the_same_forces():
 @pytest.mark.parametrize("potential", ["morse", "generic"])
 def test_without_a_cut_off_the_energy_is_the_unshifted_pair_sum(potential):
     p_in = {"N": 30, "start_radius": 3.0, "r_cut": 0.0, "potential": potential}
-    sim = ForcesSimulation(p_in, np.random.default_rng(6), 0.05)
+    sim = ForcesSimulation.from_parameters(p_in, np.random.default_rng(6), 0.05)
     p = sim.p
     r = np.linalg.norm(sim.pos[:, None] - sim.pos[None], axis=2)[np.triu_indices(30, 1)]
     if potential == "morse":
@@ -92,8 +94,8 @@ def test_bad_cut_off_and_link_name_the_key(params, key):
 def test_groups_are_linked_within_r_link():
     """Two clumps of radius 0.5 whose centres are 8 apart: two groups when linked within the
     default 5 l_a, one within 10 (the observation reads the resolved link distance)."""
-    sim = ForcesSimulation({"N": 40, "r_cut": 0.0, "start_radius": 0.5},
-                           np.random.default_rng(0), 0.05)
+    sim = ForcesSimulation.from_parameters({"N": 40, "r_cut": 0.0, "start_radius": 0.5},
+                                           np.random.default_rng(0), 0.05)
     sim.pos[20:, 0] += 8.0
     model = flocklab.get_model("forces")
     state = {"_sim": sim, "_dt": 0.05}

@@ -28,8 +28,9 @@ def test_the_logistic_law_holds_for_linear_friction_and_alpha_zero():
     """alpha < 0: |v|^2 = u0 e^{2at/m}/(1 + b u0 (e^{2at/m} - 1)/a) decays; alpha = 0:
     u0 / (1 + 2 b u0 t/m)."""
     for alpha in (-0.7, 0.0):
-        sim = ForcesSimulation({"N": 1, "alpha": alpha, "beta": 0.3, "initial_speed": 2.0},
-                               np.random.default_rng(0), 0.05)
+        sim = ForcesSimulation.from_parameters(
+            {"N": 1, "alpha": alpha, "beta": 0.3, "initial_speed": 2.0},
+            np.random.default_rng(0), 0.05)
         sim.advance(200)
         t, u0 = 10.0, 4.0
         if alpha:
@@ -69,7 +70,8 @@ def test_momentum_is_conserved_without_self_propulsion():
 
 def test_self_propulsion_breaks_momentum_conservation():
     """The check can fail: with alpha > 0 the total momentum does change."""
-    sim = ForcesSimulation({"N": 30, "start_radius": 3.0}, np.random.default_rng(4), 0.01)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 30, "start_radius": 3.0}, np.random.default_rng(4), 0.01)
     before = sim.vel.sum(axis=0).copy()
     sim.advance(100)
     assert np.abs(sim.vel.sum(axis=0) - before).max() > 1e-3
@@ -95,7 +97,7 @@ def test_cell_list_forces_equal_all_pairs_forces(dim, box):
 def test_reference_step_matches_the_engine():
     """The all-pairs NumPy step of the benchmark is the engine's step (no steering)."""
     params = {"N": 50, "start_radius": 2.0, "alpha": 1.0, "beta": 0.5}
-    sim = ForcesSimulation(params, np.random.default_rng(2), 0.05)
+    sim = ForcesSimulation.from_parameters(params, np.random.default_rng(2), 0.05)
     pos, vel = sim.pos.copy(), sim.vel.copy()
     sim.advance(10)
     for _ in range(10):
@@ -105,7 +107,8 @@ def test_reference_step_matches_the_engine():
 
 
 def test_potential_energy_matches_the_pair_sum():
-    sim = ForcesSimulation({"N": 40, "start_radius": 2.0}, np.random.default_rng(3), 0.05)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 40, "start_radius": 2.0}, np.random.default_rng(3), 0.05)
     p = sim.p
     diff = sim.pos[:, None, :] - sim.pos[None, :, :]
     r = np.linalg.norm(diff, axis=2)[np.triu_indices(40, 1)]
@@ -121,10 +124,11 @@ def test_potential_energy_matches_the_pair_sum():
 def _escape_direction(beta: float) -> np.ndarray:
     """Chosen escape direction of one prey at (5, 0) from a predator at the origin heading
     at it with speed 3 (look-ahead 1, escape speed 2)."""
-    sim = ForcesSimulation({"N": 1, "escape_mix": 1.0, "escape_beta": beta,
-                            "escape_directions": 360, "fear_range": 6.0,
-                            "predators": [{"position": [0.0, 0.0], "velocity": [1.0, 0.0]}]},
-                           np.random.default_rng(0), 0.05)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 1, "escape_mix": 1.0, "escape_beta": beta,
+         "escape_directions": 360, "fear_range": 6.0,
+         "predators": [{"position": [0.0, 0.0], "velocity": [1.0, 0.0]}]},
+        np.random.default_rng(0), 0.05)
     sim.pos[0] = [5.0, 0.0, 0.0]
     sim.escape_targets(sim.predator_velocities())
     assert sim.afraid[0]
@@ -142,9 +146,9 @@ def test_the_escape_objective_limits():
 
 
 def test_plain_flight_is_away_from_the_predator():
-    sim = ForcesSimulation({"N": 1, "escape_mix": 0.0, "escape_speed": 2.5,
-                            "predators": [{"position": [0.0, 0.0]}]},
-                           np.random.default_rng(0), 0.05)
+    sim = ForcesSimulation.from_parameters({"N": 1, "escape_mix": 0.0, "escape_speed": 2.5,
+                                            "predators": [{"position": [0.0, 0.0]}]},
+                                           np.random.default_rng(0), 0.05)
     sim.pos[0] = [1.0, 1.0, 0.0]
     sim.escape_targets(sim.predator_velocities())
     np.testing.assert_allclose(sim.fear_vel[0], 2.5 * np.array([1, 1, 0]) / math.sqrt(2),
@@ -161,9 +165,10 @@ def test_candidate_directions_are_unit_and_spread():
 def test_non_inertial_direction_is_the_weighted_unit_sum():
     """One leader moving along x, goal along y, own-direction weight 2, temptation 1: the new
     velocity is the cruise speed times the unit of (2, 1); it moves by dt times that."""
-    sim = ForcesSimulation({"N": 1, "form": "non_inertial", "leaders": 1, "w_inertia": 2.0,
-                            "w_temptation": 1.0, "goal_angle": 90.0, "initial": "random"},
-                           np.random.default_rng(0), 0.1)
+    sim = ForcesSimulation.from_parameters(
+        {"N": 1, "form": "non_inertial", "leaders": 1, "w_inertia": 2.0,
+        "w_temptation": 1.0, "goal_angle": 90.0, "initial": "random"},
+        np.random.default_rng(0), 0.1)
     sim.vel[0] = [0.3, 0.0, 0.0]
     start = sim.pos[0].copy()
     sim.advance(1)
@@ -177,9 +182,10 @@ def test_non_inertial_repulsion_and_attraction_zones():
     two agents 0.5 apart (r* = ln 4 = 1.39 for C = 2, l = 0.5) move apart along their line,
     two agents 3 apart move together."""
     for gap, sign in ((0.5, 1.0), (3.0, -1.0)):
-        sim = ForcesSimulation({"N": 2, "form": "non_inertial", "alpha": 1.0, "beta": 0.5,
-                                "C_r": 2.0, "l_r": 0.5, "w_inertia": 0.0},
-                               np.random.default_rng(0), 0.1)
+        sim = ForcesSimulation.from_parameters(
+            {"N": 2, "form": "non_inertial", "alpha": 1.0, "beta": 0.5,
+            "C_r": 2.0, "l_r": 0.5, "w_inertia": 0.0},
+            np.random.default_rng(0), 0.1)
         sim.pos[:] = 0.0
         sim.pos[1, 0] = gap
         sim.advance(1)

@@ -31,7 +31,7 @@ def test_issue_interface_runs_the_tongue():
     # the tip force's work goes into kinetic + elastic energy minus what the dampers take
     assert ds["total_energy"].values[0] == pytest.approx(0.0, abs=1e-12)
     assert np.all(np.diff(ds["total_energy"].values) <= 1e-9)   # dampers only remove energy
-    metrics = Springs().metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, Springs().run_parameters(ds), 0.0)
     assert metrics["stable"] == 1.0 and math.isnan(metrics["t_blowup"])
     assert -1.0 < metrics["energy_drift"] < 0.0
 
@@ -40,7 +40,7 @@ def test_absolute_damping_settles_at_the_static_equilibrium():
     ds = flocklab.simulate("springs", **{**TONGUE, "damping_kind": "absolute"},
                            integrator="semi_implicit_euler", dt=0.005, t_end=20.0, seed=1,
                            record_every=0.05)
-    metrics = Springs().metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, Springs().run_parameters(ds), 0.0)
     assert 0.0 < metrics["settling_time"] < 10.0
     assert ds["tip_distance"].values[-1] < 1e-6
     assert ds["tip_y"].values[-1] == pytest.approx(5 * (0.05 + 1.0 / 50.0), abs=1e-6)
@@ -52,7 +52,7 @@ def test_blow_up_raises_or_is_recorded():
         flocklab.simulate("springs", **unstable, dt=0.05, t_end=5.0, seed=1)
     ds = flocklab.simulate("springs", **unstable, on_blowup="record", dt=0.05, t_end=5.0,
                            seed=1)
-    metrics = Springs().metrics(ds, 0.0)
+    metrics = Springs().metrics(ds, Springs().run_parameters(ds), 0.0)
     assert metrics["stable"] == 0.0 and 0.0 < metrics["t_blowup"] < 5.0
     after = ds["time"].values >= metrics["t_blowup"]
     assert np.all(np.isnan(ds["total_energy"].values[after]))

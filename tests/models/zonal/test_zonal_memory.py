@@ -29,7 +29,7 @@ SCHEDULE = [{"time": 3.0, "delta_o": 3.0}, {"time": 6.0, "delta_o": 1.0, "delta_
 def test_schedule_equals_the_stages_run_by_hand_bit_for_bit():
     ds = flocklab.simulate("zonal", **BASE, schedule=SCHEDULE, t_end=9.0, dt=0.1,
                            record_every=1.0, snapshot_every=3.0, seed=5)
-    sim = ZonalSimulation({**BASE, "dt": 0.1}, np.random.default_rng(5))
+    sim = ZonalSimulation.from_parameters({**BASE, "dt": 0.1}, np.random.default_rng(5))
     for frame, widths in enumerate(((3.0, 12.0), (1.0, 10.0), None), start=1):
         sim.advance(30)
         np.testing.assert_array_equal(ds["x"].values[frame], sim.pos[:, 0])
@@ -43,7 +43,7 @@ def test_schedule_equals_the_stages_run_by_hand_bit_for_bit():
 
 def test_schedule_survives_a_checkpoint_inside_a_stage():
     model = get_model("zonal")
-    params = model.resolve({**BASE, "schedule": SCHEDULE})
+    params = model.prepare({**BASE, "schedule": SCHEDULE})
 
     def fresh():
         state = model.initial_state(params, np.random.default_rng(3))
@@ -111,7 +111,7 @@ def test_the_protocol_shows_collective_memory():
         ds = flocklab.simulate("zonal", **{**BASE, "N": 50, "delta_o": 0.0},
                                schedule=schedule, t_end=360.0, dt=0.1, record_every=1.0,
                                seed=seed)
-        memory = model.metrics(ds, 0.0)
+        memory = model.metrics(ds, model.run_parameters(ds), 0.0)
         found += memory["memory_hysteresis"] == 1.0 and memory["memory_gap_p"] > 0.5
     assert found >= 4
 

@@ -51,7 +51,7 @@ def test_time_step_and_structured_values_are_checked_before_running():
 
 def test_state_round_trip_through_checkpoint_arrays_continues_identically():
     model = get_model("zonal")
-    params = model.resolve(HUNT)
+    params = model.prepare(HUNT)
 
     def fresh():
         state = model.initial_state(params, np.random.default_rng(5))
@@ -73,7 +73,7 @@ def test_state_round_trip_through_checkpoint_arrays_continues_identically():
 def test_hunt_outputs_metrics_and_drawing(tmp_path):
     ds = flocklab.simulate("zonal", **HUNT, t_end=40.0, dt=0.1, snapshot_every=5.0, seed=2)
     model = get_model("zonal")
-    metrics = model.metrics(ds, burn_in=5.0)
+    metrics = model.metrics(ds, model.run_parameters(ds), burn_in=5.0)
     assert set(metrics) == {m.name for m in model.run_metrics}
     captured = np.isfinite(ds["capture_time"].values)
     assert metrics["captures"] == captured.sum() >= 1
@@ -128,6 +128,10 @@ def _conflict_run(travel_x, travel_y, preferred_angle, subgroups):
                              "parameters": json.dumps({"subgroups": subgroups})})
 
 
+def _recorded(run):
+    return json.loads(run.attrs["parameters"])
+
+
 @pytest.mark.parametrize(("travel_deg", "expected"), [
     (60.0, "toward_average"), (115.0, "toward_preferred"), (5.0, "toward_subgroup"),
     (95.0, "toward_preferred"), (-30.0, "toward_subgroup")])
@@ -137,19 +141,20 @@ def test_the_choice_of_two_conflicting_directions_is_the_nearest(travel_deg, exp
     angle = math.radians(travel_deg)
     run = _conflict_run(math.cos(angle), math.sin(angle), 120.0,
                         [{"fraction": 0.1, "direction": [1.0, 0.0]}])
-    choice = Zonal._choice(run, Zonal._travel(run, np.ones(2, bool)))
+    choice = Zonal._choice(run, _recorded(run), Zonal._travel(run, np.ones(2, bool)))
     assert choice == {name: float(name == expected) for name in
                       ("toward_preferred", "toward_subgroup", "toward_average")}
 
 
 def test_opposite_directions_have_no_average_and_no_subgroup_no_choice():
     run = _conflict_run(0.0, 1.0, 180.0, [{"fraction": 0.1, "direction": [1.0, 0.0]}])
-    choice = Zonal._choice(run, Zonal._travel(run, np.ones(2, bool)))
+    choice = Zonal._choice(run, _recorded(run), Zonal._travel(run, np.ones(2, bool)))
     assert choice["toward_average"] == 0.0 and choice["toward_preferred"] + \
         choice["toward_subgroup"] == 1.0
     alone = _conflict_run(1.0, 0.0, 0.0, [])
     assert all(math.isnan(v) for v in
-               Zonal._choice(alone, Zonal._travel(alone, np.ones(2, bool))).values())
+               Zonal._choice(alone, _recorded(alone),
+                             Zonal._travel(alone, np.ones(2, bool))).values())
 
 
 @pytest.mark.parametrize("theta", [0.0, 60.0, 120.0, 180.0])
@@ -170,7 +175,7 @@ def test_polarisation_is_over_all_agents_and_the_largest_group_separately():
     group is 0."""
     from flocklab.models.zonal.engine import ZonalSimulation
 
-    sim = ZonalSimulation({"N": 10, "dim": 2, "start_radius": 1.0}, seed=1)
+    sim = ZonalSimulation.from_parameters({"N": 10, "dim": 2, "start_radius": 1.0}, seed=1)
     sim.pos[:6, :2] = np.c_[np.arange(6) * 0.5, np.zeros(6)]
     sim.pos[6:, :2] = np.c_[100.0 + np.arange(4) * 0.5, np.zeros(4)]
     sim.head[:, :] = 0.0

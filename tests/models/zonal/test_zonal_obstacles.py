@@ -19,9 +19,9 @@ def _gaps(points, obstacles):
 def test_velocity_change_is_k_times_depth_into_the_influence_zone():
     # agent at r = 3 from a circle (a = 1, R = 4, k = 5), heading tangentially at speed 3:
     # v = 3 e_t + k (R - r) dt e_r -> turns away by atan(0.5 / 3)
-    sim = ZonalSimulation({"N": 1, "dim": 2, "noise": 0.0, "speed": 3.0, "dt": 0.1,
-                           "obstacles": [{"centre": [20.0, 0.0], "radius": 1.0,
-                                          "influence": 4.0, "k": 5.0}]}, seed=0)
+    sim = ZonalSimulation.from_parameters({"N": 1, "dim": 2, "noise": 0.0, "speed": 3.0, "dt": 0.1,
+                                           "obstacles": [{"centre": [20.0, 0.0], "radius": 1.0,
+                                                          "influence": 4.0, "k": 5.0}]}, seed=0)
     sim.pos[0] = [20.0, -3.0, 0.0]
     sim.head[0] = [1.0, 0.0, 0.0]
     sim.advance(1)
@@ -34,9 +34,10 @@ def _obstacle_course(dim, strength, seed):
     centres = [[12.0, 0.0], [12.0, 7.0], [24.0, -4.0], [30.0, 5.0], [40.0, 0.0]]
     obstacles = [{"centre": c + [0.0] * (dim - 2), "radius": 2.5, "influence": 4.5,
                   "k": strength} for c in centres]
-    return ZonalSimulation({"N": 80, "dim": dim, "delta_o": 10.0, "delta_a": 10.0,
-                            "start_radius": 5.0, "initial": "aligned", "informed_fraction": 1.0,
-                            "omega": 3.0, "noise": 0.1, "obstacles": obstacles}, seed=seed)
+    return ZonalSimulation.from_parameters(
+        {"N": 80, "dim": dim, "delta_o": 10.0, "delta_a": 10.0,
+         "start_radius": 5.0, "initial": "aligned", "informed_fraction": 1.0,
+         "omega": 3.0, "noise": 0.1, "obstacles": obstacles}, seed=seed)
 
 
 @pytest.mark.parametrize("dim", [2, 3])
@@ -57,10 +58,11 @@ def test_no_agent_ever_enters_an_obstacle(dim, strength):
 
 
 def test_predator_never_enters_an_obstacle():
-    sim = ZonalSimulation({"N": 40, "dim": 2, "start_radius": 4.0, "delta_o": 4.0,
-                           "obstacles": [{"centre": [-12.0, 0.0], "radius": 3.0, "k": 0.0}],
-                           "predators": [{"position": [-25.0, 0.0], "speed": 9.0,
-                                          "stalk_speed": 3.0, "rest_time": 0.5}]}, seed=1)
+    sim = ZonalSimulation.from_parameters(
+        {"N": 40, "dim": 2, "start_radius": 4.0, "delta_o": 4.0,
+         "obstacles": [{"centre": [-12.0, 0.0], "radius": 3.0, "k": 0.0}],
+         "predators": [{"position": [-25.0, 0.0], "speed": 9.0,
+                        "stalk_speed": 3.0, "rest_time": 0.5}]}, seed=1)
     touched = passed = False
     for _ in range(200):
         sim.advance(1)

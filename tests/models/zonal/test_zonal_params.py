@@ -63,15 +63,19 @@ def test_good_input_resolves_with_defaults_and_structured_values():
                  "obstacles": [{"centre": [20, 0], "radius": 2}], "food": {"position": [50, 0]},
                  "subgroups": [{"fraction": 0.1, "direction": [0, 2]}]})
     assert p["rule"] == "couzin2002" and p["field_of_view"] == 270.0
-    assert p["predators"][0]["speed"] == 8.0 and p["predators"][0]["target"] == "optimal"
-    assert p["obstacles"].shape == (1, 6) and p["obstacles"][0, 4] == 4.0  # influence 2 a
-    assert p["subgroups"][0][1].tolist() == [0.0, 1.0]
-    assert p["food"].tolist() == [50.0, 0.0, 0.0]
+    predator = p["predator_specs"][0]
+    assert predator["speed"] == 8.0 and predator["target"] == "optimal"
+    assert p["obstacle_rows"].shape == (1, 6) and p["obstacle_rows"][0, 4] == 4.0  # 2 a
+    assert p["subgroup_directions"][0][1].tolist() == [0.0, 1.0]
+    assert p["food_position"].tolist() == [50.0, 0.0, 0.0]
+    # the declared values stay as given: they are what a run file records
+    assert p["predators"] == [{"position": [-30, 0], "target": "optimal"}]
+    assert p["food"] == {"position": [50, 0]}
 
 
 def test_the_engine_validates_before_building_anything():
     with pytest.raises(ParameterError, match="'dt'"):
-        ZonalSimulation({"dt": 1.0}, seed=0)
+        ZonalSimulation.from_parameters({"dt": 1.0}, seed=0)
 
 
 def test_predator_and_obstacle_scalars_are_the_defaults_of_the_structured_values():
@@ -79,9 +83,9 @@ def test_predator_and_obstacle_scalars_are_the_defaults_of_the_structured_values
                  "predators": [PRED, {**PRED, "target": "nearest", "w_v": 0.0}],
                  "obstacles": [{"centre": [30.0, 0.0, 0.0], "radius": 2.0},
                                {"centre": [-30.0, 9.0, 0.0], "radius": 2.0, "k": 3.0}]})
-    assert [(q["target"], q["w_d"], q["w_v"]) for q in p["predators"]] == [
+    assert [(q["target"], q["w_d"], q["w_v"]) for q in p["predator_specs"]] == [
         ("optimal", 1.0, 2.0), ("nearest", 1.0, 0.0)]
-    assert p["obstacles"][:, 5].tolist() == [0.5, 3.0]
+    assert p["obstacle_rows"][:, 5].tolist() == [0.5, 3.0]
 
 
 @pytest.mark.parametrize(("params", "key"), [

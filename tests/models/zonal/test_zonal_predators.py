@@ -105,10 +105,11 @@ def test_capture_removes_the_target_only_within_the_capture_radius():
 
 
 def test_prey_escape_blends_evasion_and_cohesion_and_run_at_limit_speed():
-    sim = ZonalSimulation({"N": 1, "dim": 2, "noise": 0.0, "turning_rate": 1800.0,
-                           "k_e": 0.7, "k_c": 0.3, "escape_speed": 6.0, "speed_spread": 0.0,
-                           "predators": [{"position": [-5.0, 0.0], "detection_range": 8.0,
-                                          "stalk_speed": 0.0}]}, seed=0)
+    sim = ZonalSimulation.from_parameters(
+        {"N": 1, "dim": 2, "noise": 0.0, "turning_rate": 1800.0,
+         "k_e": 0.7, "k_c": 0.3, "escape_speed": 6.0, "speed_spread": 0.0,
+         "predators": [{"position": [-5.0, 0.0], "detection_range": 8.0,
+                        "stalk_speed": 0.0}]}, seed=0)
     sim.pos[0] = 0.0
     sim.head[0] = [0.0, 1.0, 0.0]
     sim.advance(1)
@@ -117,7 +118,7 @@ def test_prey_escape_blends_evasion_and_cohesion_and_run_at_limit_speed():
 
 
 def _hunt(target, seed=2, steps=600):
-    sim = ZonalSimulation({
+    sim = ZonalSimulation.from_parameters({
         "N": 60, "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
         "escape_speed": 5.0, "speed_spread": 0.5,
         "predators": [{"position": [-25.0, 0.0], "speed": 9.0, "stalk_speed": 2.0,
@@ -149,7 +150,7 @@ def test_a_hunt_captures_prey_and_records_hull_membership(target):
 
 
 def test_a_hunt_in_three_dimensions():
-    sim = ZonalSimulation({
+    sim = ZonalSimulation.from_parameters({
         "N": 50, "dim": 3, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 4.0,
         "escape_speed": 5.0,
         "predators": [{"position": [-15.0, 0.0, 0.0], "speed": 9.0, "stalk_speed": 3.0,
@@ -170,11 +171,13 @@ def test_optimal_rule_with_no_speed_weight_is_the_nearest_rule_bit_for_bit():
             "predators": [{"position": [-15.0, 0.0], "speed": 9.0, "stalk_speed": 2.0,
                            "detection_range": 6.0, "c1": 0.6, "c2": 1.5,
                            "capture_radius": 0.8, "rest_time": 1.0}]}
-    nearest = ZonalSimulation({**base, "predator_target": "nearest"}, seed=4)
-    optimal = ZonalSimulation({**base, "predator_target": "optimal", "predator_w_v": 0.0},
-                              seed=4)
-    weighted = ZonalSimulation({**base, "predator_target": "optimal", "predator_w_v": 1.0},
-                               seed=4)
+    nearest = ZonalSimulation.from_parameters({**base, "predator_target": "nearest"}, seed=4)
+    optimal = ZonalSimulation.from_parameters(
+        {**base, "predator_target": "optimal", "predator_w_v": 0.0},
+        seed=4)
+    weighted = ZonalSimulation.from_parameters(
+        {**base, "predator_target": "optimal", "predator_w_v": 1.0},
+        seed=4)
     for sim in (nearest, optimal, weighted):
         sim.advance(300)
     assert (nearest.capture_step >= 0).sum() >= 1
@@ -196,7 +199,7 @@ def _resting_group(points, predator):
     predator at ``predator`` with detection range 1 (the clipping radius), capture radius
     0.8 and a step of 0.9: from 0.7 of a prey it is detected, attacks and captures in the
     first step."""
-    sim = ZonalSimulation({
+    sim = ZonalSimulation.from_parameters({
         "N": len(points), "dim": 2, "delta_o": 4.0, "delta_a": 12.0, "start_radius": 2.0,
         "noise": 0.0, "speed": 1e-6, "escape_speed": 1e-6, "speed_spread": 0.0,
         "predators": [{"position": predator, "speed": 9.0, "stalk_speed": 2.0,
@@ -268,7 +271,8 @@ def test_danger_metrics_come_from_the_run_file():
     assert np.array_equal(np.isfinite(ranks), captured)
     assert np.all(ds["capture_domain"].values[captured] > 0)
     assert np.all((ranks[captured] >= 0) & (ranks[captured] <= 1))
-    run_metrics = get_model("zonal").metrics(ds, 0.0)
+    zonal = get_model("zonal")
+    run_metrics = zonal.metrics(ds, zonal.run_parameters(ds), 0.0)
     assert run_metrics["danger_rank"] == pytest.approx(ranks[captured].mean(), rel=1e-12)
     assert run_metrics["danger_share"] == pytest.approx(np.mean(ranks[captured] >= 0.75))
     null = ds["capture_null_rank"].values

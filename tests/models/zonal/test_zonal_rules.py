@@ -18,7 +18,7 @@ CAP = math.radians(4.0)
 def _place(pos, head, **params):
     """A simulation whose agents sit at ``pos`` with headings ``head`` (2 or 3 columns)."""
     pos = np.asarray(pos, dtype=float)
-    sim = ZonalSimulation({**BASE, "N": pos.shape[0], **params}, seed=0)
+    sim = ZonalSimulation.from_parameters({**BASE, "N": pos.shape[0], **params}, seed=0)
     sim.pos[:] = 0.0
     sim.pos[:, : pos.shape[1]] = pos
     head = np.asarray(head, dtype=float)
@@ -146,7 +146,7 @@ def test_boids_weights_and_consensus_speed():
 
 def _spread_out(n, dim, params):
     """n agents on a lattice with spacing beyond the interaction range, random headings."""
-    sim = ZonalSimulation({**BASE, "N": n, "dim": dim, **params}, seed=3)
+    sim = ZonalSimulation.from_parameters({**BASE, "N": n, "dim": dim, **params}, seed=3)
     side = math.ceil(n ** (1 / dim))
     grid = np.stack(np.meshgrid(*[np.arange(side)] * dim, indexing="ij"), -1).reshape(-1, dim)
     sim.pos[:] = 0.0
@@ -186,7 +186,7 @@ def test_results_do_not_depend_on_chunking():
     params = {"N": 300, "dim": 3, "noise": 0.1, "start_radius": 6.0}
     runs = []
     for chunks in (1, 7):
-        sim = ZonalSimulation({**BASE, **params}, seed=11)
+        sim = ZonalSimulation.from_parameters({**BASE, **params}, seed=11)
         sim.chunks = chunks
         sim.grid.chunks = chunks
         sim.advance(30)
@@ -196,13 +196,13 @@ def test_results_do_not_depend_on_chunking():
 
 
 def test_same_seed_same_run_and_split_advance():
-    a = ZonalSimulation({**BASE, "N": 50, "noise": 0.1}, seed=4)
-    b = ZonalSimulation({**BASE, "N": 50, "noise": 0.1}, seed=4)
+    a = ZonalSimulation.from_parameters({**BASE, "N": 50, "noise": 0.1}, seed=4)
+    b = ZonalSimulation.from_parameters({**BASE, "N": 50, "noise": 0.1}, seed=4)
     a.advance(20)
     b.advance(7)
     b.advance(13)
     assert np.array_equal(a.pos, b.pos)
-    c = ZonalSimulation({**BASE, "N": 50, "noise": 0.1}, seed=5)
+    c = ZonalSimulation.from_parameters({**BASE, "N": 50, "noise": 0.1}, seed=5)
     c.advance(20)
     assert not np.array_equal(a.pos, c.pos)
 
@@ -224,7 +224,7 @@ def _allpairs_reference():
 def test_engine_step_equals_the_all_pairs_numpy_step(dim, delta_o, delta_a):
     params = {**BASE, "N": 120, "dim": dim, "noise": 0.0, "delta_o": delta_o,
               "delta_a": delta_a, "start_radius": 8.0}
-    sim = ZonalSimulation(params, seed=21)
+    sim = ZonalSimulation.from_parameters(params, seed=21)
     step = _allpairs_reference()
     pos, head = sim.pos.copy(), sim.head.copy()
     for _ in range(5):
@@ -240,8 +240,8 @@ def test_periodic_box_dynamics_are_translation_invariant(dim):
     rules see only minimum-image separations, also across the box edges."""
     params = {**BASE, "N": 150, "dim": dim, "noise": 0.0, "box": 12.0, "start": "box",
               "delta_o": 2.0, "delta_a": 2.0}
-    a = ZonalSimulation(params, seed=8)
-    b = ZonalSimulation(params, seed=8)
+    a = ZonalSimulation.from_parameters(params, seed=8)
+    b = ZonalSimulation.from_parameters(params, seed=8)
     shift = np.array([5.3, -7.9, 3.1])[:3] * (np.arange(3) < dim)
     b.pos[:] = np.mod(b.pos + shift, 12.0)
     for _ in range(10):

@@ -29,7 +29,8 @@ STATES = [((0.0, 12.0), "swarm"), ((1.0, 12.0), "torus"), ((4.0, 12.0), "dynamic
 
 
 def _state(delta_o, delta_a, seed):
-    sim = ZonalSimulation({"N": 100, "dim": 3, "delta_o": delta_o, "delta_a": delta_a}, seed)
+    sim = ZonalSimulation.from_parameters(
+        {"N": 100, "dim": 3, "delta_o": delta_o, "delta_a": delta_a}, seed)
     sim.advance(2000)
     p, m = [], []
     for _ in range(20):
@@ -109,7 +110,7 @@ def _preset_state(name, seed):
     (preset,) = [preset for preset in model.presets if preset.name == name]
     run = flocklab.simulate("zonal", **preset.params, dt=preset.dt, t_end=150.0,
                             record_every=1.0, seed=seed, progress=False)
-    code = model.metrics(run, burn_in=75.0)["state"]
+    code = model.metrics(run, model.run_parameters(run), burn_in=75.0)["state"]
     return STATE_NAMES[int(code)] if code >= 0 else "transitional"
 
 

@@ -115,7 +115,7 @@ class Oscillator(Model):
     def snapshot(self, state: dict, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return {"x": state["x"].copy(), "v": state["v"].copy()}
 
-    def metrics(self, run: Any, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: Any, params: Any, burn_in: float) -> dict[str, float]:
         t = run["time"].values
         keep = t > burn_in
         slope = np.polyfit(t[keep], np.log(run["energy"].values[keep]), 1)[0]

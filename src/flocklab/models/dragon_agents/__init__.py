@@ -17,7 +17,6 @@ each frame time (no separate snapshot arrays).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -160,9 +159,9 @@ class DragonAgents(IntervalModel):
         *BLOWUP_METRICS,
     )
 
-    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
-        """The path specification gets its defaults (in place) and is checked."""
-        params["path"] = check_path_spec(params["path"])
+    def complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The path specification checked, with its defaults (its canonical form: recorded)."""
+        return {**params, "path": check_path_spec(params["path"])}
 
     def uses_seed(self, params: Mapping[str, Any]) -> bool:
         """Only heterogeneous gains drawn from the run's seed (``gain_cv > 0`` and
@@ -208,12 +207,12 @@ class DragonAgents(IntervalModel):
                            {"long_name": "time of blow-up (NaN if stable)", "units": "s"})
         return out
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        """Run metrics from the run file (pure function of its contents); after a recorded
-        blow-up they cover the records before it."""
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
+        """Run metrics from the run file and its prepared ``params`` (pure function); after
+        a recorded blow-up they cover the records before it."""
         from flocklab.models.dragon_agents.engine import build_system
 
-        params = json.loads(run.attrs["parameters"])
         t_blowup = float(run["t_blowup"])
         states = np.stack([run[n].values for n in ("x", "y", "vx", "vy")], axis=-1)
         done = np.all(np.isfinite(states), axis=(1, 2))

@@ -98,7 +98,7 @@ def simulate_dragon(params: Mapping[str, Any], t_record: np.ndarray, seed: int =
     """
     from flocklab.models.dragon_agents import DragonAgents
 
-    p = DragonAgents().resolve(params)
+    p = DragonAgents().prepare(params)
     times = np.asarray(t_record, dtype=float)
     if times.ndim != 1 or times.size < 2 or times[0] != 0 or np.any(np.diff(times) <= 0):
         raise ParameterError("t_record", "record times must be ascending from 0")

@@ -220,8 +220,9 @@ class DragonChain(Model):
                                  "first contact", "units": "m"}),
         }
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        ratio = run["max_speed"].values / float(run.attrs["head_speed"])
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
+        ratio = run["max_speed"].values / float(params["head_speed"])
         return {"collision_time": float(run["collision_time"].values),
                 "collision_radius": float(run["collision_radius"].values),
                 "max_speed_ratio": float(np.max(ratio))}

@@ -213,7 +213,8 @@ class Foraging(Model):
                                         "units": "1"})
         return out
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
         """Survival, causes of death, restricted mean lifetime and time to food, food eaten
         and final energy, from a run file (a pure function of its contents)."""
         from flocklab.models.foraging.metrics import run_metrics

@@ -31,7 +31,6 @@ docstring), kernels in :mod:`~flocklab.models.forces.kernels`, observables and s
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -161,11 +160,18 @@ class Forces(Model):
 
     # ----------------------------------------------------------------- parameters
 
-    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
-        """Cross-parameter rules (:func:`flocklab.models.forces.params.resolve`)."""
-        from flocklab.models.forces.params import resolve
+    def complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Completed predators and the derived lengths and speed
+        (:func:`flocklab.models.forces.params.complete`)."""
+        from flocklab.models.forces.params import complete
 
-        resolve(params)
+        return complete(params)
+
+    def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
+        """Cross-parameter rules (:func:`flocklab.models.forces.params.check_consistency`)."""
+        from flocklab.models.forces.params import check_consistency
+
+        check_consistency(params)
 
     # ----------------------------------------------------------------- hooks
 
@@ -254,7 +260,8 @@ class Forces(Model):
                                          "units": "1"})
         return out
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
         """State, turning and capture metrics from a run file (pure function)."""
         from flocklab.models.forces import metrics
 
@@ -267,10 +274,9 @@ class Forces(Model):
         state = metrics.classify_state(means["polarisation"], means["milling"],
                                        means["rotation"], means["radial_spread"],
                                        means["largest_fraction"])
-        params = json.loads(run.attrs.get("parameters", "{}"))
-        if params.get("turn_angle", 0.0) and time.size:
+        if params["turn_angle"] and time.size:
             turn, turned = metrics.turn_time(time, run["goal_alignment"].values,
-                                             float(params.get("turn_time", 0.0)),
+                                             float(params["turn_time"]),
                                              float(time[-1]))
         else:
             turn, turned = math.nan, math.nan

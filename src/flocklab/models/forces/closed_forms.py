@@ -31,7 +31,7 @@ SWARM = {"alpha": 1.0, "beta": 0.5, "mass": 1.0, "potential": "morse", "C_r": 2.
 
 
 def _simulation(params: Mapping[str, Any], dt: float, seed: int = 0) -> ForcesSimulation:
-    return ForcesSimulation({**SWARM, **params}, np.random.default_rng(seed), dt)
+    return ForcesSimulation.from_parameters({**SWARM, **params}, np.random.default_rng(seed), dt)
 
 
 def logistic_speed(alpha: float = 1.0, beta: float = 0.5, mass: float = 2.0,

@@ -93,7 +93,9 @@ class ForcesSimulation:
     Parameters
     ----------
     params : mapping
-        Parameters (:mod:`flocklab.models.forces.params`); resolved here.
+        Prepared parameters (:meth:`Forces.prepare <flocklab.core.model.Model.prepare>`,
+        with the keys of :func:`~flocklab.models.forces.params.complete`); not checked
+        again (:meth:`from_parameters` prepares them).
     rng : numpy.random.Generator
         Draws the initial condition, the roles and the noise key.
     dt : float
@@ -120,7 +122,7 @@ class ForcesSimulation:
 
     def __init__(self, params: Mapping[str, Any], rng: np.random.Generator,
                  dt: float) -> None:
-        p = resolve(params)
+        p = params
         self.p, self.dt = p, float(dt)
         self.n, self.dim = p["N"], p["dim"]
         self._init_agents(rng)
@@ -129,6 +131,13 @@ class ForcesSimulation:
         self._init_predators()
         self._init_work()
         self.step_count = 0
+
+    @classmethod
+    def from_parameters(cls, given: Mapping[str, Any], rng: np.random.Generator,
+                        dt: float) -> ForcesSimulation:
+        """A run of ``given`` outside the driver: the parameters prepared
+        (:func:`~flocklab.models.forces.params.resolve`), then the engine built."""
+        return cls(resolve(given), rng, dt)
 
     # ------------------------------------------------------------------ setup
     def _init_agents(self, rng: np.random.Generator) -> None:
@@ -169,7 +178,7 @@ class ForcesSimulation:
         self.followers = np.flatnonzero(self.role == FOLLOWER)
 
     def _init_predators(self) -> None:
-        preds, dim = self.p["predators"], self.dim
+        preds, dim = self.p["predator_specs"], self.dim
         count = len(preds)
         self.ppos = np.zeros((count, 3))
         self.phead = np.zeros((count, 3))
@@ -374,8 +383,8 @@ class ForcesSimulation:
     def predator_step(self) -> None:
         """Predators pursue their targets from the prey's new positions, then capture."""
         p = self.p
-        counts = self.neighbour_counts() if "densest" in {pr["target"] for pr in p["predators"]} \
-            else self.count
+        targets = {pr["target"] for pr in p["predator_specs"]}
+        counts = self.neighbour_counts() if "densest" in targets else self.count
         K.predators_move(self.ppos, self.phead, self.pparams, self.pos, self.alive, counts,
                          self.dt, self.dim, p["box"])
         K.predators_capture(self.ppos, self.prest, self.pparams, self.pcaptures, self.pos,

@@ -51,7 +51,7 @@ def turn_time_of_run(params: Mapping[str, Any], seed: int, dt: float, t_max: flo
                      check_every: float = 0.25) -> float:
     """Turn time of one run (stopped as soon as the group has turned); ``t_max -
     turn_time`` if it never turns by ``t_max``."""
-    sim = ForcesSimulation(params, np.random.default_rng(seed), dt)
+    sim = ForcesSimulation.from_parameters(params, np.random.default_rng(seed), dt)
     p = sim.p
     stride = max(1, round(check_every / dt))
     t_turn, steps = p["turn_time"], round(t_max / dt)

@@ -2,9 +2,10 @@ r"""Parameters of the force-based swarm: declarations, defaults, validation, der
 
 Scalars are :class:`~flocklab.core.parameters.ParameterSpec` declarations (:data:`SPECS`);
 the structured ``predators`` list is checked against :data:`PREDATOR_SCHEMA` and completed
-from the ``predator_*`` scalars (so studies can sweep them). :func:`resolve` returns the
-values with the derived ones the engine needs (:func:`cruise_speed`,
-:func:`equilibrium_distance`, the neighbour-search radius). Nothing here imports numba.
+from the ``predator_*`` scalars (so studies can sweep them). :func:`complete` adds the
+derived values the engine needs (:func:`cruise_speed`, :func:`equilibrium_distance`, the
+neighbour-search radius), :func:`check_consistency` the cross-parameter rules. Nothing here
+imports numba.
 
 Units: a length unit (``length``), a time unit (``time``), a mass unit (``mass``); energy is
 ``mass length^2/time^2``. With the Morse potential the natural choice is :math:`l_a = 1`,
@@ -17,7 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from flocklab.core.parameters import ParameterError, ParameterSpec, resolve_parameters
+from flocklab.core.parameters import ParameterError, ParameterSpec
 
 FORMS = ("inertial", "non_inertial")
 POTENTIALS = ("morse", "generic")
@@ -288,24 +289,31 @@ def check_consistency(p: Mapping[str, Any]) -> None:
                                  " (minimum image)")
 
 
-def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
-    """Defaults filled in, values coerced and checked; ``predators`` completed.
+def complete(p: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolved parameters with the derived keys the engine reads (no re-resolution).
 
     Returns
     -------
     dict
-        The scalars of :data:`SPECS`, ``predators`` (list of dicts with every key), and the
-        derived ``cruise_speed``, ``r_star`` (:func:`equilibrium_distance`), ``cutoff``
-        (:func:`cutoff`), ``link`` (:func:`link_distance`) and ``radius``
-        (:func:`search_radius`).
+        ``p`` (``predators`` as given: it is recorded), ``predator_specs`` (the predators
+        with every key, :func:`check_predators`), and the derived ``cruise_speed``,
+        ``r_star`` (:func:`equilibrium_distance`), ``cutoff`` (:func:`cutoff`), ``link``
+        (:func:`link_distance`) and ``radius`` (:func:`search_radius`).
     """
-    scalars = {k: v for k, v in given.items() if k != "predators"}
-    p = resolve_parameters(SPECS, scalars)
-    p["predators"] = check_predators(given.get("predators", []), p)
-    check_consistency(p)
-    p["cruise_speed"] = cruise_speed(p)
-    p["r_star"] = equilibrium_distance(p)
-    p["cutoff"] = cutoff(p)
-    p["link"] = link_distance(p)
-    p["radius"] = search_radius(p)
-    return p
+    out = dict(p)
+    out["predator_specs"] = check_predators(p["predators"], p)
+    out["cruise_speed"] = cruise_speed(p)
+    out["r_star"] = equilibrium_distance(p)
+    out["cutoff"] = cutoff(p)
+    out["link"] = link_distance(p)
+    out["radius"] = search_radius(p)
+    return out
+
+
+def resolve(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The prepared parameters of ``given`` outside a run (engine tests and scripts): the
+    model's :meth:`~flocklab.core.model.Model.prepare` (defaults, coercion, element and
+    cross-parameter checks, :func:`complete`)."""
+    from flocklab.models.forces import Forces
+
+    return Forces().prepare(given)

@@ -374,7 +374,8 @@ class Springs(Model):
                                             {"long_name": "largest Newton iterations of a step"})
         return out
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
         """Stability, blow-up time, energy drift, largest strain and settling time."""
         total = run["total_energy"].values
         finite = np.isfinite(total)

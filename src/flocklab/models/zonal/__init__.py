@@ -16,7 +16,6 @@ al. 2002); ``dt`` is checked against the repulsion radius before any job runs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -256,16 +255,27 @@ class Zonal(Model):
 
     # ----------------------------------------------------------------- parameters
 
+    def complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The structured parameters checked element by element and added in the engine's
+        form (:func:`flocklab.models.zonal.params.complete`)."""
+        from flocklab.models.zonal.params import complete
+
+        return complete(params)
+
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
-        """Element and cross-parameter rules (:func:`flocklab.models.zonal.params.resolve`);
+        """Cross-parameter rules (:func:`flocklab.models.zonal.params.check_consistency`);
         with the run's grid, no agent or predator may move more than the repulsion radius
         per step and the schedule's times must fall on steps."""
-        from flocklab.models.zonal.params import check_step_length, resolve, schedule_steps
+        from flocklab.models.zonal.params import (
+            check_consistency,
+            check_step_length,
+            schedule_steps,
+        )
 
-        resolved = resolve(params, check_step=False)
+        check_consistency(params, check_step=False)
         if grid is not None:
-            check_step_length(resolved, grid.dt)
-            schedule_steps(resolved["schedule"], grid.dt, grid.steps)
+            check_step_length(params, grid.dt)
+            schedule_steps(params["schedule"], grid.dt, grid.steps)
 
     # ----------------------------------------------------------------- hooks
 
@@ -274,7 +284,7 @@ class Zonal(Model):
         checkpointed; the engine updates them in place)."""
         from flocklab.models.zonal.engine import ZonalSimulation
 
-        sim = ZonalSimulation(params, rng, check_step=False)
+        sim = ZonalSimulation(params, rng)
         return {
             "pos": sim.pos, "head": sim.head, "speed": sim.speed, "alive": sim.alive,
             "capture_step": sim.capture_step, "captured_by": sim.captured_by,
@@ -298,7 +308,7 @@ class Zonal(Model):
 
         sim = state["_sim"]
         if sim.p["dt"] != state["_dt"]:
-            sim.set_time_step(state["_dt"])
+            sim.set_time_step(state["_dt"], check=False)  # checked when prepared
         sim.step_count = first_step  # the noise counters follow the global step
         if not params.get("schedule"):
             sim.advance(k)
@@ -382,8 +392,10 @@ class Zonal(Model):
                                                       "influence radius, k", "units": "1"})
         return out
 
-    def metrics(self, run: xr.Dataset, burn_in: float) -> dict[str, float]:
-        """Predation and accuracy metrics from a run file (pure function of its contents)."""
+    def metrics(self, run: xr.Dataset, params: Mapping[str, Any], burn_in: float
+                ) -> dict[str, float]:
+        """Predation and accuracy metrics from a run file and its prepared ``params`` (pure
+        function)."""
         from flocklab.models.zonal import metrics
 
         time = run["time"].values
@@ -405,8 +417,8 @@ class Zonal(Model):
         displacement = self._travel(run, after)
         out["accuracy"], out["accuracy_cos"], out["travel_angle"] = self._accuracy(
             run, displacement)
-        out.update(self._choice(run, displacement))
-        out.update(self._memory(run))
+        out.update(self._choice(run, params, displacement))
+        out.update(self._memory(run, params))
         return out
 
     @staticmethod
@@ -425,14 +437,14 @@ class Zonal(Model):
                                   float(np.nanmean(run["milling"].values[after])))
 
     @staticmethod
-    def _choice(run: xr.Dataset, displacement: np.ndarray | None) -> dict[str, float]:
+    def _choice(run: xr.Dataset, params: Mapping[str, Any], displacement: np.ndarray | None
+                ) -> dict[str, float]:
         """With an informed group and a subgroup: 1 for the direction the group took (the
         informed group's g, the first subgroup's, or their average), 0 for the others; NaN
         without a subgroup or travel."""
         from flocklab.models.zonal import metrics
 
         names = ("toward_preferred", "toward_subgroup", "toward_average")
-        params = json.loads(run.attrs.get("parameters", "{}"))
         dim = int(run.attrs["dim"])
         if displacement is None or not params.get("subgroups"):
             return dict.fromkeys(names, math.nan)
@@ -441,11 +453,11 @@ class Zonal(Model):
         return {name: float(k == choice) for k, name in enumerate(names)}
 
     @staticmethod
-    def _memory(run: xr.Dataset) -> dict[str, float]:
+    def _memory(run: xr.Dataset, params: Mapping[str, Any]) -> dict[str, float]:
         """Hysteresis metrics of a zone-width schedule (NaN without one)."""
         from flocklab.models.zonal import metrics
 
-        schedule = json.loads(run.attrs.get("parameters", "{}")).get("schedule") or []
+        schedule = params["schedule"] or []
         names = ("memory_gap_p", "memory_gap_m", "memory_hysteresis")
         if not schedule:
             return dict.fromkeys(names, math.nan)

@@ -26,7 +26,13 @@ from flocklab.geometry.hash_grid import NeighbourGrid
 from flocklab.models.zonal import metrics
 from flocklab.models.zonal.danger import voronoi_domains
 from flocklab.models.zonal.motion import move, steer
-from flocklab.models.zonal.params import check_step_length, interaction_range, resolve, start_centre
+from flocklab.models.zonal.params import (
+    SPECS,
+    check_step_length,
+    interaction_range,
+    resolve,
+    start_centre,
+)
 from flocklab.models.zonal.predators import (
     EVENT_ATTACK,
     EVENT_CAPTURE,
@@ -51,6 +57,9 @@ def uniform_ball(rng: np.random.Generator, n: int, dim: int, radius: float) -> n
     return random_unit_vectors(rng, n, dim) * (radius * rng.random(n) ** (1.0 / dim))[:, None]
 
 
+#: Time step of an engine built without one (the declared default of ``dt``).
+DEFAULT_DT = next(spec.default for spec in SPECS if spec.name == "dt")
+
 #: Approach directions averaged by :meth:`ZonalSimulation.approach_null_rank`.
 APPROACH_DIRECTIONS = 64
 
@@ -61,11 +70,12 @@ class ZonalSimulation:
     Parameters
     ----------
     params : mapping
-        Parameter values (see :mod:`flocklab.models.zonal.params`); validated here.
+        Prepared parameters (:meth:`Zonal.prepare <flocklab.core.model.Model.prepare>`,
+        with the keys of :func:`~flocklab.models.zonal.params.complete`); not checked again
+        (:meth:`from_parameters` prepares them). Without ``dt`` the engine starts with the
+        declared default; a driver sets its own with :meth:`set_time_step`.
     seed : int or numpy.random.Generator
         Seed of the initial condition and of the noise key.
-    check_step : bool
-        Check the step length for ``params["dt"]`` now (False: :meth:`set_time_step` will).
 
     Attributes
     ----------
@@ -96,9 +106,9 @@ class ZonalSimulation:
         Steps done so far.
     """
 
-    def __init__(self, params: Mapping[str, Any], seed: int | np.random.Generator = 0,
-                 check_step: bool = True) -> None:
-        p = resolve(params, check_step)
+    def __init__(self, params: Mapping[str, Any], seed: int | np.random.Generator = 0
+                 ) -> None:
+        p = {"dt": DEFAULT_DT, **params}  # its own copy: set_time_step changes dt
         self.p = p
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         n, dim = p["N"], p["dim"]
@@ -123,6 +133,14 @@ class ZonalSimulation:
         self._init_predators()
         self.step_count = 0
 
+    @classmethod
+    def from_parameters(cls, given: Mapping[str, Any], seed: int | np.random.Generator = 0,
+                        check_step: bool = True) -> ZonalSimulation:
+        """A run of ``given`` outside the driver: the parameters prepared
+        (:func:`~flocklab.models.zonal.params.resolve`; ``check_step``: the step length
+        checked against ``dt``), then the engine built."""
+        return cls(resolve(given, check_step), seed)
+
     # ------------------------------------------------------------------ setup
     def _init_informed(self, rng: np.random.Generator) -> None:
         p, n = self.p, self.n
@@ -131,7 +149,7 @@ class ZonalSimulation:
         self.omega = np.zeros(n)
         angle = math.radians(p["preferred_angle"])
         groups = [(p["informed_fraction"], np.array([math.cos(angle), math.sin(angle)]))]
-        groups += list(p["subgroups"])
+        groups += list(p["subgroup_directions"])
         order = rng.permutation(n)
         first = 0
         for label, (fraction, direction) in enumerate(groups):
@@ -141,8 +159,8 @@ class ZonalSimulation:
             self.informed[members] = label
             self.goal[members, : direction.shape[0]] = direction
             self.omega[members] = p["omega"]
-        self.seeks_food = (self.informed >= 0) & (p["food"] is not None)
-        self.food = np.zeros(3) if p["food"] is None else p["food"]
+        self.seeks_food = (self.informed >= 0) & (p["food_position"] is not None)
+        self.food = np.zeros(3) if p["food_position"] is None else p["food_position"]
 
     def _init_work(self) -> None:
         p, n = self.p, self.n
@@ -173,10 +191,10 @@ class ZonalSimulation:
             p["speed"], p["noise"], math.radians(p["turning_rate"]) * p["dt"], p["dt"],
             p["k_e"], p["k_c"], p["speed_min"] if boids else 0.0,
             p["speed"] if boids else 0.0, p["speed_exponent"]])
-        self.obstacles = np.ascontiguousarray(p["obstacles"], dtype=float).reshape(-1, 6)
+        self.obstacles = np.ascontiguousarray(p["obstacle_rows"], dtype=float).reshape(-1, 6)
 
     def _init_predators(self) -> None:
-        preds = self.p["predators"]
+        preds = self.p["predator_specs"]
         count = len(preds)
         self.ppos = np.zeros((count, 3))
         self.phead = np.zeros((count, 3))
@@ -208,9 +226,11 @@ class ZonalSimulation:
         self.attacks: list[tuple[int, int]] = []
         self.attacks_started = np.zeros(count, np.int64)
 
-    def set_time_step(self, dt: float) -> None:
-        """Use time step ``dt`` from now on (checked against the repulsion radius)."""
-        check_step_length(self.p, dt)
+    def set_time_step(self, dt: float, check: bool = True) -> None:
+        """Use time step ``dt`` from now on, checked against the repulsion radius unless
+        ``check`` is False (a driver's run was checked when it was prepared)."""
+        if check:
+            check_step_length(self.p, dt)
         self.p["dt"] = float(dt)
         self.steer_params[2] = math.radians(self.p["turning_rate"]) * dt
         self.steer_params[3] = dt

@@ -311,7 +311,7 @@ def check_step_length(p: Mapping[str, Any], dt: float) -> None:
         raise ParameterError("dt", f"parameter 'dt' = {dt!r} is too large: agents move "
                                    f"{step:g} > {name} = {radius:g} per step (allowed dt <= "
                                    f"{radius / max_prey_speed(p):g})")
-    for k, pred in enumerate(p["predators"]):
+    for k, pred in enumerate(p["predator_specs"]):
         if pred["speed"] * dt > radius:
             raise ParameterError("dt", f"parameter 'dt' = {dt!r} is too large: predators"
                                        f"[{k}] moves {pred['speed'] * dt:g} > {name} = "
@@ -322,13 +322,13 @@ def check_consistency(p: Mapping[str, Any], check_step: bool = True) -> None:
     """Cross-parameter checks: step length, start region, obstacles, informed shares."""
     if check_step:
         check_step_length(p, p["dt"])
-    if p["start"] == "box" and (p["box"] <= 0 or len(p["obstacles"])):
+    if p["start"] == "box" and (p["box"] <= 0 or len(p["obstacle_rows"])):
         raise ParameterError("start", "parameter 'start' = 'box' needs a periodic box "
                                       "(box > 0) and no obstacles")
     if p["box"] > 0 and p["start_radius"] > 0.5 * p["box"]:
         raise ParameterError("start_radius", f"parameter 'start_radius' = {p['start_radius']!r}"
                                              f" must be <= box/2 = {0.5 * p['box']:g}")
-    informed = p["informed_fraction"] + sum(f for f, _ in p["subgroups"])
+    informed = p["informed_fraction"] + sum(f for f, _ in p["subgroup_directions"])
     if informed > 1.0 + 1e-12:
         raise ParameterError("informed_fraction", "parameter 'informed_fraction' plus the "
                                                   "subgroup fractions exceed 1")
@@ -336,7 +336,7 @@ def check_consistency(p: Mapping[str, Any], check_step: bool = True) -> None:
 
 
 def _check_obstacle_layout(p: Mapping[str, Any]) -> None:
-    obstacles = p["obstacles"]
+    obstacles = p["obstacle_rows"]
     origin = start_centre(p)
     for k, row in enumerate(obstacles):
         gap = np.linalg.norm(row[:3] - origin) - row[3]
@@ -348,7 +348,7 @@ def _check_obstacle_layout(p: Mapping[str, Any]) -> None:
             if np.linalg.norm(row[:3] - obstacles[m, :3]) < row[3] + obstacles[m, 3]:
                 raise ParameterError(f"obstacles[{k}]", f"parameter 'obstacles[{k}]' overlaps "
                                                         f"obstacles[{m}]")
-        for j, pred in enumerate(p["predators"]):
+        for j, pred in enumerate(p["predator_specs"]):
             centre = np.zeros(3)
             centre[: p["dim"]] = pred["position"]
             if np.linalg.norm(centre - row[:3]) < row[3]:
@@ -356,32 +356,48 @@ def _check_obstacle_layout(p: Mapping[str, Any]) -> None:
                                      f"position' lies inside obstacles[{k}]")
 
 
+def complete(p: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolved parameters with the structured ones in the engine's form (no re-resolution).
+
+    The declared ``predators``, ``obstacles``, ``subgroups``, ``food`` and ``schedule`` stay
+    as given (they are recorded); their elements are checked (errors name the element) and
+    added as ``predator_specs`` (list of dicts with every key), ``obstacle_rows`` (array
+    (K, 6)), ``subgroup_directions`` (list of (fraction, unit direction)) and
+    ``food_position`` ((3,) array or None).
+    """
+    dim = p["dim"]
+    out = dict(p)
+    out["predator_specs"] = check_predators(p["predators"] or [], dim,
+                                            {key: p[name] for key, name
+                                             in PREDATOR_SCALARS.items()})
+    out["obstacle_rows"] = check_obstacles(p["obstacles"] or [], dim, p["obstacle_k"])
+    out["subgroup_directions"] = check_subgroups(p["subgroups"] or [], dim)
+    out["food_position"] = check_food(p["food"], dim)
+    check_schedule(p["schedule"] or [], p["rule"])
+    return out
+
+
 def resolve(given: Mapping[str, Any], check_step: bool = True) -> dict[str, Any]:
-    """Defaults filled in, every value coerced and checked; raises ParameterError.
+    """The prepared parameters of ``given`` outside a run (engine tests and scripts):
+    defaults filled in, every value coerced and checked, :func:`complete`; raises
+    ParameterError.
 
     Parameters
     ----------
     given : mapping
-        Any subset of the scalar names in :data:`SPECS` and of ``predators``, ``obstacles``,
-        ``subgroups``, ``food``, ``schedule``.
+        Any subset of the scalar names in :data:`SPECS` (``dt`` included) and of
+        ``predators``, ``obstacles``, ``subgroups``, ``food``, ``schedule``.
     check_step : bool
-        Check the step length against ``dt`` (a driver that owns ``dt`` checks it later).
+        Check the step length against ``dt``.
 
     Returns
     -------
     dict
-        Scalars as declared; ``predators`` a list of dicts, ``obstacles`` an array (K, 6),
-        ``subgroups`` a list of (fraction, unit direction), ``food`` a (3,) array or None,
-        ``schedule`` a list of ``{time, delta_o?, delta_a?}``.
+        As :func:`complete`.
     """
     scalars = {k: v for k, v in given.items() if k not in STRUCTURED_DEFAULTS}
     p = resolve_parameters(SPECS, scalars)
-    dim = p["dim"]
-    p["predators"] = check_predators(given.get("predators", []) or [], dim,
-                                     {key: p[name] for key, name in PREDATOR_SCALARS.items()})
-    p["obstacles"] = check_obstacles(given.get("obstacles", []) or [], dim, p["obstacle_k"])
-    p["subgroups"] = check_subgroups(given.get("subgroups", []) or [], dim)
-    p["food"] = check_food(given.get("food"), dim)
-    p["schedule"] = check_schedule(given.get("schedule", []) or [], p["rule"])
+    p.update({name: given.get(name, default) for name, default in STRUCTURED_DEFAULTS.items()})
+    p = complete(p)
     check_consistency(p, check_step)
     return p
