@@ -20,6 +20,7 @@ Writes ``benchmarks/results/dragon_agents.md``. Run:
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -27,14 +28,16 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from flocklab.models.dragon_agents import DragonAgents
-from flocklab.models.dragon_agents.article import (
+from flocklab.models.dragon_agents.engine import initial_state, simulate_dragon
+from flocklab.models.dragon_agents.solve import METHODS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracles"))
+from flocklab_oracles.dragon_agents import (
     article_rhs,
     circular_path_velocity,
     from_block_layout,
     to_block_layout,
 )
-from flocklab.models.dragon_agents.engine import initial_state, simulate_dragon
-from flocklab.models.dragon_agents.solve import METHODS
 
 resolve = DragonAgents().resolve
 

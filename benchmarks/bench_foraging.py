@@ -4,7 +4,7 @@ cost per agent-step from 10^2 to 10^5 agents, in one run.
 * N = 2,000 agents in a 200 x 200 arena (0.05 agents per unit area, 3.9 partners within
   R = 5 on average if uniform), 40 random patches (radius 5, density 2, regrowing), with and
   without four obstacles: one step of :func:`flocklab.models.foraging.engine.advance`
-  (hashed cell list, numba) against :func:`flocklab.models.foraging.reference.step` (the same
+  (hashed cell list, numba) against :func:`flocklab_oracles.foraging.step` (the same
   step on the full N x N distance matrix, NumPy), from the same state, both on one thread,
   wall and CPU time; the largest difference between their results is printed beside the
   times.
@@ -32,7 +32,10 @@ import numba
 import numpy as np
 
 import flocklab
-from flocklab.models.foraging import engine, reference
+from flocklab.models.foraging import engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracles"))
+from flocklab_oracles import foraging as reference
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "foraging.md"

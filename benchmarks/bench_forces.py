@@ -4,7 +4,7 @@ Measures, in one run:
 
 * one inertial step (Morse pair forces cut at r_c, exact self-propulsion half flows, velocity
   Verlet) of flocklab's engine (numba, hashed cell list) against the same step written with
-  NumPy on the full N x N distance matrix (:func:`flocklab.models.forces.reference.
+  NumPy on the full N x N distance matrix (:func:`flocklab_oracles.forces.
   inertial_step`) at N = 2,000, after checking that the two give the same state;
 * the engine's cost per agent-step for N = 1e2 .. 1e5 at a fixed density (uniform in a
   periodic box, about 20 neighbours within the cut-off), 2-D and 3-D, with all threads and
@@ -28,8 +28,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from flocklab.models.forces import reference
 from flocklab.models.forces.engine import ForcesSimulation
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracles"))
+from flocklab_oracles import forces as reference
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "forces.md"

@@ -23,6 +23,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 from the package into _static/mathjax: mathematics renders without network
+    "sphinx-mathjax-offline",
     "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",
@@ -58,6 +60,8 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "show_memory": False,
     "min_reported_time": 1,
+    # no execution-time pages: their sortable tables load scripts from a CDN
+    "write_computation_times": False,
 }
 
 html_theme = "pydata_sphinx_theme"

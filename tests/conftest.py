@@ -2,8 +2,9 @@
 
 ``tests/plugins`` holds test-only models and the ``.dist-info`` that registers them in the
 ``flocklab.models`` entry-point group; it is put on ``sys.path`` here (and on ``PYTHONPATH``
-for subprocesses, such as Snakemake's jobs) before any model is looked up. Tests under
-``tests/pipeline`` carry the ``pipeline`` marker.
+for subprocesses, such as Snakemake's jobs) before any model is looked up. ``tests/oracles``
+holds ``flocklab_oracles``, independent reimplementations the tests compare models against
+(on ``sys.path`` too). Tests under ``tests/pipeline`` carry the ``pipeline`` marker.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PLUGINS = REPO / "tests" / "plugins"
+ORACLES = REPO / "tests" / "oracles"
 
 sys.path.insert(0, str(PLUGINS))
+sys.path.insert(0, str(ORACLES))
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(PLUGINS), *filter(None, [os.environ.get("PYTHONPATH")])])
 

@@ -178,9 +178,12 @@ def model_page(model: Any) -> str:
     time = (f"integer steps (`steps`), unit `{model.time_units}`" if model.time_mode == "steps"
             else f"continuous (`t_end`, `dt` in `{model.time_units}`; default "
                  f"dt = {model.default_dt:g})")
+    order_note = (", an order parameter on [0, 1] (Binder cumulant, `time_to_order`, "
+                  "histogram, critical fits)")
     parts = [f"# `{model.name}`: {model.title}\n", cell(model.description) + ".\n",
              f"**Source.** {cell(model.reference)}.\n", f"**Time.** {time}.\n",
-             f"**Primary observable.** `{model.primary_observable}`; size parameter: "
+             f"**Primary observable.** `{model.primary_observable}`"
+             f"{order_note if model.primary_is_order_parameter else ''}; size parameter: "
              f"`{model.size_parameter}`.\n",
              "## Parameters\n", table(PARAMETER_HEADER, parameter_rows(model.parameters)),
              "## Observables (on `time`)\n",

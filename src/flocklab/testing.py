@@ -83,6 +83,11 @@ def check_declarations(name: str, params: Mapping[str, Any], control: RunControl
     coordinates = {*specs, *(q.name for q in model.derived_quantities)}
     assert model.size_parameter in (None, *coordinates), \
         "size_parameter is neither a parameter nor a derived quantity"
+    primary = model.observable(model.primary_observable)
+    assert not model.primary_is_order_parameter or (primary.low, primary.high) == (0.0, 1.0), \
+        "an order parameter's declared range is [0, 1]"
+    assert model.primary_is_order_parameter or not model.critical_controls, \
+        "critical controls need primary_is_order_parameter"
     for control_ in model.critical_controls:
         assert control_.coordinate in coordinates, f"control {control_.key}: no coordinate"
         assert set(control_.needs) <= set(specs), f"control {control_.key}: needs unknown"

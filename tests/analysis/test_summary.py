@@ -159,3 +159,41 @@ def test_a_deterministic_model_gets_no_run_checks(monkeypatch):
     summary = summary_dataset(runs, _study())
     assert "short_runs" not in summary and "drifting_runs" not in summary
     assert flagged_points(summary) is None
+
+
+#: Variables only a model whose primary observable is an order parameter gets.
+ORDER_VARIABLES = {"binder_cumulant", "binder_cumulant_err", "time_to_order",
+                   "order_parameter_histogram", "replicate_binder_cumulant",
+                   "replicate_binder_cumulant_err", "replicate_time_to_order",
+                   "replicate_time_to_order_err"}
+
+
+def test_order_statistics_follow_the_declaration(monkeypatch):
+    """The toy study with ``primary_is_order_parameter`` off: the Binder cumulant, the time
+    to order and the histogram (and its ``bin``) are gone, and every other variable keeps
+    its values bit for bit (χ stays: the size parameter gates it)."""
+    runs = [_run(*spec) for spec in RUNS]
+    ordered = summary_dataset(runs, _study())
+    assert ORDER_VARIABLES <= set(ordered.data_vars)
+    monkeypatch.setattr(type(get_model("vicsek")), "primary_is_order_parameter", False)
+    plain = summary_dataset(runs, _study())
+    assert set(ordered.data_vars) - set(plain.data_vars) == ORDER_VARIABLES
+    assert "bin" not in plain.coords and "replicate_susceptibility" in plain
+    for name in plain.data_vars:
+        assert plain[name].values.tobytes() == ordered[name].values.tobytes(), name
+    values, histogram = run_statistics(runs[0], get_model("vicsek"), BURN_IN)
+    assert histogram is None and not ORDER_VARIABLES & set(values)
+
+
+@pytest.mark.parametrize("name, order", [
+    ("vicsek", True), ("zonal", True), ("forces", True), ("foraging", False),
+    ("springs", False), ("dragon_chain", False), ("dragon_agents", False)])
+def test_which_models_get_the_order_statistics(name, order):
+    """Polar order (v_a, the polarisation P) is an order parameter on [0, 1]; a survival
+    fraction, a clearance, a chain's alignment and a spring's tip distance are not."""
+    from flocklab.analysis.timeseries import run_variables, summary_quantities
+
+    model = get_model(name)
+    assert model.primary_is_order_parameter is order
+    assert ("binder_cumulant" in summary_quantities(model)) is order
+    assert ({"binder_cumulant", "time_to_order"} <= set(run_variables(model))) is order

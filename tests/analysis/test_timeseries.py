@@ -654,6 +654,7 @@ class StandIn:
     """The attributes run_variables / summary_quantities read from a model."""
 
     size_parameter: str | None
+    primary_is_order_parameter: bool = True
     name: str = "standin"
     time_units: str = "s"
     primary_observable: str = "order_parameter"
@@ -751,3 +752,32 @@ def test_burn_in_drift_is_near_standard_normal_when_stationary_and_large_for_a_r
     assert np.mean(np.abs(z) > DRIFT_Z) < 0.05
     relaxing = noise[0] * 0.05 + 0.5 + 0.3 * np.exp(-np.arange(3000) / 300)
     assert burn_in_drift(relaxing) > DRIFT_Z
+
+
+def test_tables_without_an_order_parameter_leave_out_binder_and_time_to_order():
+    """A primary observable that is no order parameter (a tip distance, a survival
+    fraction) keeps its moments and χ but has no Binder cumulant and no time to order."""
+    model = StandIn("N", primary_is_order_parameter=False)
+    dropped = {"binder_cumulant", "binder_cumulant_err", "time_to_order"}
+    assert set(PRIMARY_KEYS) - set(run_variables(model)) == dropped
+    assert summary_quantities(model)[:2] == ["order_parameter", "susceptibility"]
+    assert not dropped & set(summary_quantities(model))
+    assert set(primary_variables("x", "", "s", order=False)) == \
+        {k.replace("order_parameter", "x") for k in PRIMARY_KEYS} - dropped
+
+
+def test_replicate_average_leaves_out_what_has_no_run_errors():
+    """None for the run errors of χ and G leaves them out; the mean and its error are those
+    of the full call."""
+    rng = np.random.default_rng(3)
+    m1 = rng.uniform(0.2, 0.8, (4, 3))
+    m2, m4, sem = m1**2 + 0.01, m1**4 + 0.02, np.full((4, 3), 0.01)
+    full = replicate_average(m1, m2, m4, sem, sem, sem, np.full(4, 50.0), observable="p")
+    for chi, binder in ((None, None), (sem, None), (None, sem)):
+        part = replicate_average(m1, m2, m4, sem, chi, binder, np.full(4, 50.0),
+                                 observable="p")
+        kept = {"p", *(["susceptibility"] if chi is not None else []),
+                *(["binder_cumulant"] if binder is not None else [])}
+        assert set(part) == kept | {f"{name}_err" for name in kept}
+        for name in part:
+            np.testing.assert_array_equal(part[name], full[name])

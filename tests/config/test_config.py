@@ -225,3 +225,39 @@ def test_every_mistake_is_reported_at_once():
 def test_a_broken_section_stops_after_the_schema():
     with pytest.raises(ConfigError, match="config key 'studies'"):
         validate_config({"studies": ["not", "a", "mapping"]})
+
+
+# --------------------------------------------------------------- order-parameter statistics
+
+
+def _springs(**extra):
+    """A one-study springs config: the tip distance, the primary observable, is no order
+    parameter."""
+    sweep = [{"stiffness": [40.0, 50.0]}, {"n_points": [4, 6]}]
+    study = {"model": "springs", "params": {"structure": "chain"}, "sweep": sweep,
+             "replicates": 2, "t_end": 0.5, "dt": 0.01, "record_every": 0.02, **extra}
+    return {"studies": {"chain": study}}
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"critical": {"control": "stiffness"}}, "studies.chain.critical"),
+    ({"fss": {"control": "stiffness", "size": "n_points"}}, "studies.chain.fss"),
+])
+def test_critical_and_fss_need_an_order_parameter(change, expected):
+    validate_config(_springs())
+    with pytest.raises(ConfigError) as error:
+        validate_config(_springs(**change))
+    message = str(error.value)
+    assert f"config key '{expected}': needs an order parameter" in message, message
+    assert "'tip_distance' of model 'springs'" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("quantity", ["binder_cumulant", "time_to_order"])
+def test_a_figure_of_an_order_statistic_needs_an_order_parameter(quantity):
+    figure = {"kind": "curve", "study": "chain", "x": "stiffness", "y": "tip_distance"}
+    validate_config({**_springs(), "figures": {"f": figure}})
+    with pytest.raises(ConfigError) as error:
+        validate_config({**_springs(), "figures": {"f": {**figure, "y": quantity}}})
+    message = str(error.value)
+    assert f"config key 'figures.f.y': '{quantity}' is not one of" in message, message
+    assert "\n" not in message

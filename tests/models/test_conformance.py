@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import flocklab
+from flocklab.core.model import Observable
 from flocklab.testing import CHECKS, check_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,6 +88,21 @@ def test_a_broken_model_fails_the_suite_naming_the_check(monkeypatch):
         check_model("noisy_phases", checks=["check_declarations"])
 
 
+@pytest.mark.parametrize(("attribute", "value", "words"), [
+    ("primary_is_order_parameter", False, "critical controls need primary_is_order_parameter"),
+    ("observables", (Observable("coherence", "phase coherence r", "1", 0.0, 2.0, "r"),),
+     r"an order parameter's declared range is \[0, 1\]")])
+def test_an_order_parameter_is_declared_with_its_range_and_its_critical_controls(
+        monkeypatch, attribute, value, words):
+    """Only an order parameter on [0, 1] gets the Binder cumulant, the time to order and the
+    histogram, and a critical fit or finite-size scaling needs them."""
+    from flocklab_testmodels.noisy_phases import NoisyPhases
+
+    monkeypatch.setattr(NoisyPhases, attribute, value)
+    with pytest.raises(AssertionError, match=words):
+        check_model("noisy_phases", checks=["check_declarations"])
+
+
 def test_a_censored_time_with_an_undeclared_indicator_fails_the_suite(monkeypatch):
     from flocklab_testmodels.noisy_phases import NoisyPhases
 
@@ -123,6 +139,7 @@ def test_model_lookup_and_a_workflow_dry_run_import_no_numba(tmp_path):
     code = f"""
 import sys
 import flocklab
+from flocklab.core.model import Observable
 for name in flocklab.available_models():
     flocklab.get_model(name)
 heavy = [m for m in ("numba", "scipy.integrate") if m in sys.modules]

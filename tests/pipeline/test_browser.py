@@ -10,6 +10,7 @@ resources fetched from the internet are left out: the fixture refuses every netw
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,41 @@ def test_the_docs_front_page_loads_with_its_images_and_no_console_error(chromium
     assert page["images"]["count"] >= 1, "the front page shows no image"
     assert page["images"]["failed"] == [], page["images"]["failed"]
     assert page["errors"] == [], page["errors"]
+
+
+#: A docs page with inline and display mathematics (MyST dollar math and :math: roles).
+DOCS_MATH = DOCS_INDEX.parent / "explanation" / "foraging.html"
+
+# Wait for MathJax's first typesetting; the typeset formulas, the math elements and the raw
+# TeX delimiters left in the text.
+TYPESET = r"""
+const done = arguments[arguments.length - 1];
+if (!window.MathJax || !MathJax.startup) { done({loaded: false}); return; }
+MathJax.startup.promise.then(() => done({
+  loaded: true, formulas: document.querySelectorAll("mjx-container").length,
+  math: document.querySelectorAll(".math").length,
+  raw: (document.body.innerText.match(/\\\(|\\\[/g) || []).length}));
+"""
+
+
+def test_the_docs_typeset_their_mathematics_offline(chromium):
+    """MathJax ships with the site (``_static/mathjax``, the ``sphinx-mathjax-offline``
+    package): with every internet request refused, a page's formulas are typeset and no raw
+    TeX delimiter is left; no page of the site loads a script or stylesheet from the
+    internet."""
+    if not DOCS_MATH.exists():
+        pytest.skip(f"the docs are not built ({DOCS_MATH} is missing): run make docs")
+    site = DOCS_INDEX.parent
+    remote = [str(page.relative_to(site)) for page in site.rglob("*.html")
+              if re.search(r'<(script|link)[^>]+(src|href)="https?://', page.read_text())]
+    assert remote == [], remote
+    page = _open(chromium, DOCS_MATH)
+    assert page["errors"] == [], page["errors"]
+    typeset = chromium.execute_async_script(TYPESET)
+    assert typeset["loaded"], "MathJax did not load"
+    # every math element (49 on this page) holds a typeset formula
+    assert typeset["math"] >= 10 and typeset["formulas"] >= typeset["math"], typeset
+    assert typeset["raw"] == 0, typeset
 
 
 def test_the_report_loads_every_figure_and_animation_and_no_console_error(chromium,

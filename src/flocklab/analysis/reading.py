@@ -166,7 +166,7 @@ def with_replicate_means(summary: xr.Dataset, observable: str) -> tuple[xr.Datas
     axis = m1.dims.index(dim)
     missing = np.full(m1.shape, np.nan)
     averaged = replicate_average(m1.values, missing, missing, sem.transpose(*m1.dims).values,
-                                 missing, missing, np.nan, axis=axis, observable=observable)
+                                 None, None, np.nan, axis=axis, observable=observable)
     dims = [d for d in m1.dims if d != dim]
     summary = summary.copy()
     summary[targets[0]] = (dims, averaged[observable],

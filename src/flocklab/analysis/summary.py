@@ -14,12 +14,12 @@ variable                        meaning
 <P>_m2, <P>_m4                  moments <P^2>, <P^4>
 susceptibility(_err)            chi = N (<P^2> - <P>^2), N the model's size parameter
                                 (absent where the model declares none); block jackknife
-binder_cumulant(_err)           G = 1 - <P^4> / (3 <P^2>^2); block jackknife
 samples                         post-burn-in records
-time_to_order                   first record time with P >= order_threshold (t_end + one
+binder_cumulant(_err) [*]       G = 1 - <P^4> / (3 <P^2>^2); block jackknife
+time_to_order [*]               first record time with P >= order_threshold (t_end + one
                                 record interval: never reached)
-<P>_histogram                   fraction of post-burn-in records per bin (dimension
-                                ``bin``, 50 on the observable's declared range)
+<P>_histogram [*]               fraction of post-burn-in records per bin (dimension
+                                ``bin``, 50 on the observable's range [0, 1])
 <O>_mean, <O>_sem               every other declared observable O
 <metric>                        every metric the model adds (``run_metrics``)
 replicate_<P>, _err             mean over replicates (error: jackknife over seeds)
@@ -29,6 +29,10 @@ replicate_<X>, _err             every other per-run quantity: mean over replicat
                                 with one replicate)
 rng_seed                        seed of each run
 ==============================  =========================================================
+
+[*] The order-parameter statistics: only for a model whose primary observable is an order
+parameter (``Model.primary_is_order_parameter``); a spring's tip distance or a survival
+fraction has no Binder cumulant or time to order.
 
 Dimensions: the swept dimensions (a paired axis carries all its parameters as coordinates
 on one dimension) or, for a sensitivity study, ``point`` (design labels); then
@@ -93,10 +97,12 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
 
     For the post-burn-in records of the primary observable P:
     :func:`flocklab.analysis.timeseries.series_statistics` (mean, autocorrelation-corrected
-    standard error, moments, :math:`\chi = N(\langle P^2\rangle - \langle P\rangle^2)`,
-    :math:`G = 1 - \langle P^4\rangle / (3\langle P^2\rangle^2)`), the first-passage time
-    to ``order_threshold`` over the whole run; mean and standard error of every other
-    observable; the model's own metrics.
+    standard error, moments, :math:`\chi = N(\langle P^2\rangle - \langle P\rangle^2)`
+    with a size parameter); where P is an order parameter (the model's
+    ``primary_is_order_parameter``) also
+    :math:`G = 1 - \langle P^4\rangle / (3\langle P^2\rangle^2)`, the first-passage time to
+    ``order_threshold`` over the whole run and the histogram; mean and standard error of
+    every other observable; the model's own metrics.
 
     Parameters
     ----------
@@ -115,7 +121,7 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
         Every variable of :func:`flocklab.analysis.timeseries.run_variables`.
     histogram : ndarray, shape (HISTOGRAM_BINS,), or None
         Fraction of post-burn-in records per bin of P's declared range (None where P is
-        unbounded).
+        no order parameter).
 
     Raises
     ------
@@ -139,9 +145,11 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
     stats = statistics.as_dict()
     stats["independent"] = statistics.samples / statistics.tau
     stats["drift"] = burn_in_drift(whole[keep])
-    stats["time_to_order"] = first_passage_time(whole, times, order_threshold)
+    if model.primary_is_order_parameter:
+        stats["time_to_order"] = first_passage_time(whole, times, order_threshold)
     table = primary_variables(primary.name, primary.symbol, model.time_units,
-                              model.size_parameter is not None)
+                              model.size_parameter is not None,
+                              model.primary_is_order_parameter)
     values = {name: float(stats[key]) for name, (key, _, _) in table.items()}
     for obs in model.observables:
         if obs.name != primary.name:
@@ -152,7 +160,7 @@ def run_statistics(run: xr.Dataset, model: Model, burn_in: float,
     values.update({name: float(value) for name, value
                    in model.metrics(run, params, burn_in).items()})
     histogram = None
-    if primary.bounded:
+    if model.primary_is_order_parameter:
         counts, _ = np.histogram(whole[keep], bins=HISTOGRAM_BINS,
                                  range=(primary.low, primary.high))
         histogram = counts / keep.sum()
@@ -249,13 +257,11 @@ def replicate_variables(model: Model, columns: Mapping[str, np.ndarray],
     """
     p = model.primary_observable
     averaged = replicate_average(columns[f"{p}_mean"], columns[f"{p}_m2"], columns[f"{p}_m4"],
-                                 columns[f"{p}_sem"], columns.get("susceptibility_err",
-                                                                  np.full_like(size, np.nan)),
-                                 columns["binder_cumulant_err"], size[..., 0], observable=p)
+                                 columns[f"{p}_sem"], columns.get("susceptibility_err"),
+                                 columns.get("binder_cumulant_err"), size[..., 0],
+                                 observable=p)
     out = {}
     for name, values in averaged.items():
-        if name.startswith("susceptibility") and model.size_parameter is None:
-            continue
         long_name = f"{name.removesuffix('_err').replace('_', ' ')} averaged over replicates"
         if name.endswith("_err"):
             long_name = f"error of {long_name} (jackknife over seeds; run error if one seed)"
@@ -379,8 +385,8 @@ def _run_columns(model: Model, runs: Sequence[xr.Dataset], cells: Sequence[int],
     columns = {name: np.full(len(cells), np.nan) for name in table}
     seeds = np.empty(len(cells), dtype=np.int64)
     sizes = np.full(len(cells), np.nan)
-    primary = model.observable(model.primary_observable)
-    histograms = np.zeros((len(cells), HISTOGRAM_BINS)) if primary.bounded else None
+    histograms = (np.zeros((len(cells), HISTOGRAM_BINS)) if model.primary_is_order_parameter
+                  else None)
     for run, cell in zip(runs, cells, strict=True):
         values, histogram = run_statistics(run, model, study["burn_in"],
                                            study["order_threshold"])

@@ -37,15 +37,17 @@ SOKAL_WINDOW = 5.0
 JACKKNIFE_BLOCKS = 20
 
 
-def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = True
-                      ) -> dict[str, tuple[str, str, str]]:
+def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = True,
+                      order: bool = True) -> dict[str, tuple[str, str, str]]:
     """Per-run statistics of a model's primary observable ``name``.
 
     Returns ``variable -> (key of SeriesStatistics, "independent", "drift" or
     "time_to_order", units, long name)``;
     for the Vicsek model (``name = "order_parameter"``) ``order_parameter_mean``,
     ``order_parameter_sem``, ..., ``susceptibility``, ``binder_cumulant``,
-    ``time_to_order``. Without a size parameter the susceptibility is left out.
+    ``time_to_order``. Without a size parameter (``has_size``) the susceptibility is left
+    out; unless the observable is an order parameter (``order``, the model's
+    ``primary_is_order_parameter``) the Binder cumulant and ``time_to_order`` are.
     """
     s = symbol or name
     table = {
@@ -71,6 +73,8 @@ def primary_variables(name: str, symbol: str, time_units: str, has_size: bool = 
     }
     if not has_size:
         del table["susceptibility"], table["susceptibility_err"]
+    if not order:
+        del table["binder_cumulant"], table["binder_cumulant_err"], table["time_to_order"]
     return table
 
 
@@ -78,8 +82,8 @@ def run_variables(model: Model) -> dict[str, tuple[str, str]]:
     """Every per-run metric of ``model``: ``name -> (units, long name)``."""
     primary = model.observable(model.primary_observable)
     table = {name: (units, long_name) for name, (_, units, long_name) in primary_variables(
-        primary.name, primary.symbol, model.time_units,
-        model.size_parameter is not None).items()}
+        primary.name, primary.symbol, model.time_units, model.size_parameter is not None,
+        model.primary_is_order_parameter).items()}
     for obs in model.observables:
         if obs.name != primary.name:
             table[f"{obs.name}_mean"] = (obs.units, f"time average of {obs.long_name} after "
@@ -96,9 +100,11 @@ def run_variables(model: Model) -> dict[str, tuple[str, str]]:
 
 def summary_quantities(model: Model) -> list[str]:
     """Names ``y`` whose ``replicate_<y>`` a summary holds (for curve figures)."""
-    names = [model.primary_observable, "binder_cumulant"]
+    names = [model.primary_observable]
     if model.size_parameter is not None:
-        names.insert(1, "susceptibility")
+        names.append("susceptibility")
+    if model.primary_is_order_parameter:
+        names.append("binder_cumulant")
     skip = {*names, "susceptibility_err", "binder_cumulant_err"}
     return names + [name for name in run_variables(model) if name not in skip and
                     not name.startswith(f"{model.primary_observable}_")]
@@ -326,8 +332,9 @@ def series_statistics(series: np.ndarray, n_particles: float, blocks: int = JACK
 
 
 def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.ndarray,
-                      chi_err: np.ndarray, binder_err: np.ndarray, n_particles: np.ndarray,
-                      axis: int = -1, *, observable: str) -> dict[str, np.ndarray]:
+                      chi_err: np.ndarray | None, binder_err: np.ndarray | None,
+                      n_particles: np.ndarray, axis: int = -1, *, observable: str
+                      ) -> dict[str, np.ndarray]:
     r"""Average over replicates (equal-length runs) along ``axis``.
 
     The mean order parameter is the mean of the run means; χ and G are computed
@@ -336,36 +343,48 @@ def replicate_average(m1: np.ndarray, m2: np.ndarray, m4: np.ndarray, sem: np.nd
     for the mean equals the standard error across seeds; with one replicate the
     run's own error.
 
+    Parameters
+    ----------
+    m1, m2, m4, sem : ndarray
+        Per-run moments :math:`\langle P\rangle, \langle P^2\rangle, \langle P^4\rangle`
+        and the standard error of :math:`\langle P\rangle`, replicates along ``axis``.
+    chi_err, binder_err : ndarray or None
+        Per-run errors of χ and G (used with one replicate); None leaves that statistic
+        out (a model without a size parameter, or whose primary observable is no order
+        parameter).
+    n_particles : ndarray
+        The size N of χ, shaped as the result.
+
     Returns
     -------
     dict
-        ``<observable>``, ``susceptibility``, ``binder_cumulant`` and their ``*_err``,
-        arrays with ``axis`` removed (``observable`` names the averaged quantity, the
-        model's primary observable).
+        ``<observable>``, ``susceptibility``, ``binder_cumulant`` (those not left out) and
+        their ``*_err``, arrays with ``axis`` removed (``observable`` names the averaged
+        quantity, the model's primary observable).
     """
-    m1, m2, m4 = (np.moveaxis(np.asarray(a, float), axis, -1) for a in (m1, m2, m4))
-    sem, chi_err, binder_err = (np.moveaxis(np.asarray(a, float), axis, -1)
-                                for a in (sem, chi_err, binder_err))
+    m1, m2, m4, sem = (np.moveaxis(np.asarray(a, float), axis, -1) for a in (m1, m2, m4, sem))
+    run_errors = {name: np.moveaxis(np.asarray(err, float), axis, -1) for name, err in
+                  (("susceptibility", chi_err), ("binder_cumulant", binder_err))
+                  if err is not None}
     n_particles = np.asarray(n_particles, float)
     k = m1.shape[-1]
-    pooled = [a.mean(axis=-1) for a in (m1, m2, m4)]
+
+    def statistics(moments: list[np.ndarray], size: np.ndarray) -> dict[str, np.ndarray]:
+        out = {observable: moments[0]}
+        if "susceptibility" in run_errors:
+            out["susceptibility"] = susceptibility(moments[0], moments[1], size)
+        if "binder_cumulant" in run_errors:
+            out["binder_cumulant"] = binder_cumulant(moments[1], moments[2])
+        return out
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = {
-            observable: pooled[0],
-            "susceptibility": susceptibility(pooled[0], pooled[1], n_particles),
-            "binder_cumulant": binder_cumulant(pooled[1], pooled[2]),
-        }
+        result = statistics([a.mean(axis=-1) for a in (m1, m2, m4)], n_particles)
         if k == 1:
             result[f"{observable}_err"] = sem[..., 0]
-            result["susceptibility_err"] = chi_err[..., 0]
-            result["binder_cumulant_err"] = binder_err[..., 0]
+            result.update({f"{name}_err": err[..., 0] for name, err in run_errors.items()})
             return result
         left_out = [(a.sum(axis=-1, keepdims=True) - a) / (k - 1) for a in (m1, m2, m4)]
-        estimates = {
-            observable: left_out[0],
-            "susceptibility": susceptibility(left_out[0], left_out[1], n_particles[..., None]),
-            "binder_cumulant": binder_cumulant(left_out[1], left_out[2]),
-        }
+        estimates = statistics(left_out, n_particles[..., None])
         for name, values in estimates.items():
             spread = values - values.mean(axis=-1, keepdims=True)
             result[f"{name}_err"] = np.sqrt((k - 1) / k * np.sum(spread**2, axis=-1))

@@ -294,6 +294,11 @@ def _check_analysis(where: str, raw: Mapping[str, Any], axes: list[Axis]) -> Non
     """The critical and fss sections must name declared controls swept on their own axis."""
     dim_of = {name: axis.dim for axis in axes for name in axis.coords}
     model = get_model(raw["model"])
+    for section in ("critical", "fss"):
+        if section in raw and not model.primary_is_order_parameter:
+            raise ConfigError(f"config key '{where}.{section}': needs an order parameter (its "
+                              f"Binder cumulant and power law); the primary observable "
+                              f"'{model.primary_observable}' of model '{model.name}' is none")
     if "critical" in raw:
         settings = raw["critical"]
         key = f"{where}.critical"

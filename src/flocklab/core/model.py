@@ -21,8 +21,14 @@ Declarations (class attributes):
     ``"steps"`` (integer steps, ``dt = 1``) or ``"continuous"`` (``t_end`` and ``dt`` in
     ``time_units``; ``default_dt`` when ``dt`` is omitted).
 ``observables, primary_observable``
-    Time series recorded on ``time`` (:class:`Observable`) and the order-like one whose
-    moments, susceptibility, Binder cumulant and first-passage time the summary computes.
+    Time series recorded on ``time`` (:class:`Observable`) and the one whose moments (and
+    susceptibility, with a ``size_parameter``) the summary computes.
+``primary_is_order_parameter``
+    Whether the primary observable is an order parameter on :math:`[0, 1]` (0 disorder,
+    1 full order: Vicsek's :math:`v_a`, a polarisation, a magnetisation). Only then does the
+    summary add the order-parameter statistics — the Binder cumulant, the first-passage
+    time ``time_to_order`` and the histogram — and may a study ask for a critical fit or
+    finite-size scaling; a model with ``critical_controls`` declares it.
 ``size_parameter``
     Parameter N (or derived quantity) of the susceptibility :math:`\chi = N\,\mathrm{var}`
     (``None``: no χ); its value is read from the run's attributes.
@@ -348,6 +354,7 @@ class Model:
     observables: ClassVar[tuple[Observable, ...]]
     primary_observable: ClassVar[str]
     size_parameter: ClassVar[str | None] = None
+    primary_is_order_parameter: ClassVar[bool] = False
     critical_controls: ClassVar[tuple[CriticalControl, ...]] = ()
     entity_dim: ClassVar[str] = "particle"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {}

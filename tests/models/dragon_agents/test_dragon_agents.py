@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from flocklab.core.model import SimulationError
-from flocklab.core.parameters import ParameterError
-from flocklab.models.dragon_agents import DragonAgents
-from flocklab.models.dragon_agents.article import (
+from flocklab_oracles.dragon_agents import (
     article_rhs,
     circular_path_velocity,
     from_block_layout,
     to_block_layout,
 )
+
+from flocklab.core.model import SimulationError
+from flocklab.core.parameters import ParameterError
+from flocklab.models.dragon_agents import DragonAgents
 from flocklab.models.dragon_agents.engine import (
     build_system,
     initial_state,

@@ -1,14 +1,15 @@
-"""The foraging step: compiled kernels against the all-pairs NumPy reference, thread
+"""The foraging step: compiled kernels against the all-pairs NumPy oracle, thread
 independence, the behaviours one at a time, predators, parameters and metrics."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from flocklab_oracles import foraging as reference
 
 import flocklab
 from flocklab.core.parameters import ParameterError
-from flocklab.models.foraging import engine, reference
+from flocklab.models.foraging import engine
 from flocklab.models.foraging import kernels as kr
 
 MODEL = flocklab.get_model("foraging")

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 import pytest
+from flocklab_oracles import forces as reference
 
 from flocklab.models.forces import closed_forms as cf
-from flocklab.models.forces import reference
 from flocklab.models.forces.engine import ForcesSimulation, candidate_directions
 from flocklab.models.forces.params import equilibrium_distance, resolve
 

@@ -135,6 +135,7 @@ class LatticeModel(Model):
     )
     primary_observable = "magnetization"
     size_parameter = "N"
+    primary_is_order_parameter = True
     derived_quantities = (DerivedQuantity("N", "number of spins", "1", "N",
                                           lambda params: params["L"] ** 2),)
     critical_controls = (CriticalControl("T", "T", "below", "beta", "T", needs=("T",)),)

@@ -49,6 +49,7 @@ class NoisyPhases(Model):
     primary_observable = "coherence"
     drawing = PhaseCircle
     size_parameter = "N"
+    primary_is_order_parameter = True
     critical_controls = (CriticalControl("K", "K", "above", "beta", "K", needs=("K",)),)
     entity_dim = "phase"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {

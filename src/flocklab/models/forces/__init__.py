@@ -123,6 +123,9 @@ class Forces(Model):
     )
     primary_observable = "polarisation"
     size_parameter = "N"
+    #: P on [0, 1]: the translating flock (P near 1) against the mill and the swarm (P near
+    #: the finite-N floor), D'Orsogna et al.'s phases.
+    primary_is_order_parameter = True
     entity_dim = "agent"
     drawing = "flocklab.models.forces.figures:ForcesDrawing"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {

@@ -91,6 +91,8 @@ class Vicsek(Model):
     observables = (Observable("order_parameter", "polar order parameter", "1", 0.0, 1.0, "v_a"),)
     primary_observable = "order_parameter"
     size_parameter = "N"
+    #: v_a on [0, 1], the order parameter of the flocking transition.
+    primary_is_order_parameter = True
     critical_controls = (
         CriticalControl("eta", "eta", "below", "beta", r"\eta", needs=("eta",)),
         CriticalControl("rho", "density", "above", "delta", r"\rho", needs=("N", "L")),

@@ -203,6 +203,8 @@ class Zonal(Model):
         for state, width in (("swarm", 0.0), ("torus", 1.0), ("dynamic parallel", 2.5),
                              ("highly parallel", 4.0)))
     size_parameter = "N"
+    #: P on [0, 1]: Couzin et al.'s parallel groups (P near 1) against the swarm and the torus.
+    primary_is_order_parameter = True
     entity_dim = "agent"
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("agent x position", "1"),
