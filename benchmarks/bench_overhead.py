@@ -2,9 +2,10 @@
 
 A sweep of ``--runs`` runs of N = 10 Vicsek particles for 10 steps (physics ≈ 0), so a
 job's time is almost all overhead: process start, imports, numba's initialisation and cache
-loads, parameter checks, writing the netCDF file. It runs twice in one invocation: with
-jobs sized to their work (the default, ``job_seconds: 20``: blocks of up to 64 runs) and
-with one run per job (``job_seconds`` tiny), the layout before blocks. Reported per run:
+loads, parameter checks, writing the netCDF file. A simulate job runs the replicates of one
+parameter point, so the sweep runs twice in one invocation: as ``--runs / 8`` points of 8
+replicates (8 runs per job) and as ``--runs`` points of one replicate (one run per job).
+Reported per run:
 the jobs' wall time outside the time loops (Snakemake's ``benchmark:`` files minus the
 loops' own times from the job logs), the jobs' CPU time, and the sweep's wall time including
 Snakemake's scheduling. ``--slurm`` submits the jobs through the Slurm profile
@@ -33,14 +34,15 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def sweep(runs: int, cores: int, job_seconds: float, slurm: bool) -> dict[str, float]:
-    """Run the sweep in a fresh directory; per-run costs and the sweep's wall time."""
+def sweep(runs: int, cores: int, replicates: int, slurm: bool) -> dict[str, float]:
+    """Run the sweep (``runs // replicates`` points) in a fresh directory; per-run costs and
+    the sweep's wall time."""
     config = {
-        "base_seed": 1, "job_seconds": job_seconds,
+        "base_seed": 1,
         "studies": {"overhead": {
             "model": "vicsek", "params": {"N": 10, "L": 3.0},
-            "sweep": [{"eta": {"start": 0.0, "stop": 6.0, "num": runs}}],
-            "steps": 10, "burn_in": 0}},
+            "sweep": [{"eta": {"start": 0.0, "stop": 6.0, "num": runs // replicates}}],
+            "replicates": replicates, "steps": 10, "burn_in": 0}},
         "figures": {},
     }
     with tempfile.TemporaryDirectory(dir=os.getcwd() if slurm else None) as workdir:
@@ -68,8 +70,8 @@ def main() -> None:
     parser.add_argument("--slurm", action="store_true")
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    blocks = sweep(args.runs, args.cores, 20.0, args.slurm)
-    single = sweep(args.runs, args.cores, 1e-9, args.slurm)
+    blocks = sweep(args.runs, args.cores, 8, args.slurm)
+    single = sweep(args.runs, args.cores, 1, args.slurm)
     rows = [("simulate jobs", "jobs", 0), ("job wall time outside the time loops, per run",
                                            "outside", 3),
             ("job CPU time (user + system), per run", "cpu", 3),
@@ -80,7 +82,7 @@ def main() -> None:
         f"Cost outside the physics: {blocks['runs']:.0f} runs (Vicsek, N = 10, 10 steps) "
         f"through Snakemake on {where}, {time.strftime('%Y-%m-%d')}, load average before "
         f"the run {load:.2f}.", "",
-        "| measure (seconds) | blocks (`job_seconds: 20`, default) | one run per job |",
+        "| measure (seconds) | points of 8 replicates (8 runs per job) | points of one replicate |",
         "|---|---|---|",
         *(f"| {label} | {blocks[key]:.{digits}f} | {single[key]:.{digits}f} |"
           for label, key, digits in rows),

@@ -1,9 +1,10 @@
 """Where the time of a pipeline run went: job start-up against the models' time loops.
 
 Reads the simulate jobs' Snakemake benchmarks (``results/benchmarks/simulate/**.tsv``: wall
-and CPU time of each block job) and their logs (``results/logs/simulate/**.log``: each run's
-time-loop wall time, written by :func:`flocklab.stages.simulate.run_simulation`), and
-prints per study and in total: block jobs, runs, summed job wall and CPU time, summed
+and CPU time of each job, the replicates of one point) and their logs
+(``results/logs/simulate/**.log``: each run's time-loop wall time, written by
+:func:`flocklab.stages.simulate.run_simulation`), and
+prints per study and in total: simulate jobs, runs, summed job wall and CPU time, summed
 time-loop time, and the wall time outside the loops per run (process start-up, imports,
 compiled-kernel loads, parameter checks, file writing).
 

@@ -140,9 +140,9 @@ def _figure_layouts(workdir: Path, config_path: Path) -> dict[str, list[str]]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from flocklab.config import load_config
     from flocklab.figures.kinds import KINDS, FigureContext
     from flocklab.figures.layout import layout_problems
+    from flocklab.pipeline import load_config
 
     config, studies = load_config(config_path)
     found = {}

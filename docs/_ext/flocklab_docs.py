@@ -1,7 +1,7 @@
 """Reference pages generated at build time from the code, never typed by hand.
 
 * ``reference/generated/config.md``: the config reference from the schema
-  (:func:`flocklab.config.schema.load_schema`, with the figure kinds' keys);
+  (:func:`flocklab.pipeline.config_schema`, with the figure kinds' keys);
 * ``reference/generated/cli.md``: the command-line reference from the argparse parser
   (:func:`flocklab.cli.main.build_parser`);
 * ``reference/generated/models/<name>.md``: one page per model of the package from its
@@ -85,10 +85,10 @@ HEADER = ["key", "type", "default", "meaning"]
 
 def config_page() -> str:
     """The config reference from the schema."""
-    from flocklab.config.schema import load_schema
     from flocklab.figures.kinds import KINDS
+    from flocklab.pipeline import config_schema
 
-    schema = load_schema()
+    schema = config_schema()
     defs = schema["$defs"]
     parts = ["# Config reference\n",
              "Generated from the schema (`src/flocklab/config/schema.yaml`) and the figure kinds "

@@ -2,7 +2,7 @@
 study (:func:`sweep`), and a study's run files as one dataset (:func:`open_study`).
 
 Both use the pipeline's own pieces: :func:`sweep` builds its study with the config validator
-(:func:`flocklab.config.validate_config`) and summarises with
+(:func:`flocklab.pipeline.validate_config`) and summarises with
 :func:`flocklab.analysis.summary.summary_dataset`, so its means, autocorrelation-corrected
 errors, susceptibility and Binder cumulant are those of a study's ``summary.nc``.
 """
@@ -111,10 +111,10 @@ def sweep(model: str, grid: Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
     2
     """
     from flocklab.analysis.summary import summary_dataset
-    from flocklab.config import validate_config
     from flocklab.core.driver import simulate as simulate_model
     from flocklab.core.progress import Progress
     from flocklab.core.registry import get_model
+    from flocklab.pipeline import validate_config
 
     length = time.get("steps", time.get("t_end"))
     if burn_in is None and length is not None:

@@ -25,7 +25,9 @@ from flocklab.analysis.sensitivity import (
     sobol_design,
     sobol_indices,
 )
-from flocklab.config import ConfigError, design_points, validate_config
+from flocklab.config import design_points
+from flocklab.core.parameters import ConfigError
+from flocklab.pipeline import validate_config
 
 ISHIGAMI = [Factor(name, -math.pi, math.pi) for name in ("x1", "x2", "x3")]
 

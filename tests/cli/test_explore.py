@@ -227,8 +227,8 @@ def test_the_foraging_food_field_is_drawn_live_and_shrinks_where_agents_eat() ->
 def test_save_writes_a_valid_study_and_a_run_file_with_provenance(name: str, tmp_path) -> None:
     import xarray as xr
 
-    from flocklab.config.checks import validate_config
     from flocklab.explore.save import save
+    from flocklab.pipeline import validate_config
 
     model = get_model(name)
     live = LiveRun(model, seed=5, steps_per_frame=2)

@@ -7,7 +7,7 @@ import yaml
 
 from flocklab.cli.main import main
 from flocklab.cli.pipeline import workflow_dir
-from flocklab.config import load_config
+from flocklab.pipeline import load_config
 
 
 def test_init_writes_a_valid_commented_config(tmp_path, capsys):

@@ -7,13 +7,9 @@ import copy
 import pytest
 import yaml
 
-from flocklab.config import (
-    ConfigError,
-    expand_values,
-    format_value,
-    load_config,
-    validate_config,
-)
+from flocklab.config import expand_values, format_value
+from flocklab.core.parameters import ConfigError
+from flocklab.pipeline import load_config, validate_config
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from flocklab.config.schema import load_schema
 from flocklab.core.registry import available_models, get_model
 from flocklab.figures.kinds import KINDS
+from flocklab.pipeline import config_schema as load_schema
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from flocklab.analysis.timeseries import independent_samples
-from flocklab.config import ConfigError, validate_config
 from flocklab.core.checkpoint import Checkpoint, fingerprint
 from flocklab.core.driver import run
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl, check_points
+from flocklab.pipeline import validate_config
 
 
 @pytest.fixture(autouse=True)

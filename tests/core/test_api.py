@@ -11,7 +11,7 @@ import pytest
 import flocklab
 from flocklab.analysis.summary import summary_dataset
 from flocklab.api import SWEEP_STUDY, sweep_config
-from flocklab.config import validate_config
+from flocklab.pipeline import validate_config
 from flocklab.stages.simulate import run_simulation
 
 GRID = {"eta": [0.2, 5.0]}

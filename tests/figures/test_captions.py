@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flocklab.config import validate_config
 from flocklab.core.registry import get_model
 from flocklab.figures.captions import study_caption, study_heading, value_text
 from flocklab.figures.kinds import FigureContext
+from flocklab.pipeline import validate_config
 from flocklab.stages.claims import claim_rows, write_claims_table
 
 

@@ -20,10 +20,12 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 import matplotlib.pyplot as plt
 
 from flocklab.analysis.timeseries import summary_quantities
-from flocklab.config import ConfigError, load_config, load_schema, validate_config
 from flocklab.core import paths
+from flocklab.core.parameters import ConfigError
 from flocklab.core.registry import get_model
 from flocklab.figures.kinds import KINDS, FigureContext, FigureKind, StudyKind
+from flocklab.pipeline import config_schema as load_schema
+from flocklab.pipeline import load_config, validate_config
 from flocklab.stages.figures import make_animation, make_figure
 
 CONTRACT = ("check", "inputs", "draw", "caption")

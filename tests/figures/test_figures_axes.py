@@ -12,8 +12,9 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config import ConfigError, validate_config
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.plotting import curve_figure, log_spaced
+from flocklab.pipeline import validate_config
 
 
 @pytest.fixture

@@ -17,10 +17,11 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import LogNorm
 
-from flocklab.config import ConfigError, validate_config
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.kinds import FigureContext
 from flocklab.figures.plotting import cell_edges, heatmap_figure
 from flocklab.figures.style import wrap as wrap_label
+from flocklab.pipeline import validate_config
 from flocklab.stages.figures import make_figure
 
 # ---------------------------------------------------------------------------- config

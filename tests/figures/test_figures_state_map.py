@@ -14,9 +14,10 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 import matplotlib.pyplot as plt
 from matplotlib.collections import QuadMesh
 
-from flocklab.config import ConfigError, validate_config
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.kinds import FigureContext
 from flocklab.figures.plotting import heatmap_figure, modal_states, state_map_figure
+from flocklab.pipeline import validate_config
 from flocklab.stages.figures import make_figure
 
 STATES = ["zero", "one", "two", "three"]

@@ -20,8 +20,10 @@ from flocklab.analysis.sensitivity import (
     design_record_dataset,
     oat_design,
 )
-from flocklab.config import ConfigError, design_points, validate_config
+from flocklab.config import design_points
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.plotting import oat_figure, survival_figure
+from flocklab.pipeline import validate_config
 
 # turn_time of 4 runs at 0, 3 and 6 leaders; 35 = censored at the run's end (turned = 0)
 TURN = np.array([[35.0, 35.0, 20.0, 35.0], [9.0, 11.0, 12.0, 35.0], [4.0, 5.0, 6.0, 7.0]])

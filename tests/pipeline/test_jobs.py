@@ -11,8 +11,8 @@ import pytest
 import xarray as xr
 import yaml
 
-from flocklab.config import validate_config
 from flocklab.core import paths
+from flocklab.pipeline import validate_config
 from flocklab.pipeline.jobs import point_resources, point_spec, spec_argument
 from flocklab.stages.simulate import main, run_point, run_simulation
 

@@ -138,8 +138,9 @@ def test_unlock_removes_a_stale_lock(tmp_path, monkeypatch, capfd):
 def test_a_figure_named_like_its_study_is_reachable(tmp_path, monkeypatch, capfd):
     """``fig2b`` is a study and a figure of the default config: unqualified, both are built;
     ``study:`` / ``figure:`` pick one; a wrong section is refused with the nearest names."""
-    from flocklab.config import ConfigError, load_config
+    from flocklab.core.parameters import ConfigError
     from flocklab.figures.kinds import FigureContext
+    from flocklab.pipeline import load_config
     from flocklab.pipeline.targets import only_targets
 
     config, studies = load_config(REPO / "config" / "config.yaml")

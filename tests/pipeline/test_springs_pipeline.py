@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flocklab.config import load_config
+from flocklab.pipeline import load_config
 
 pytestmark = pytest.mark.pipeline
 

@@ -34,9 +34,8 @@ from flocklab.cli.pipeline import (
 )
 from flocklab.cli.springs import add_springs_parsers
 from flocklab.cli.task import add_task_parser, run_task_command
-from flocklab.config.schema import ConfigError
 from flocklab.core.model import Model, SimulationError
-from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.parameters import ConfigError, ParameterError, ParameterSpec
 from flocklab.core.provenance import package_version
 from flocklab.core.registry import available_models, get_model
 from flocklab.core.time import RunControl

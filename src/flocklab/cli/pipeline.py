@@ -70,7 +70,7 @@ def add_pipeline_parsers(commands: argparse._SubParsersAction) -> None:
 
 
 def _config_path(given: str | None) -> Path:
-    from flocklab.config import ConfigError
+    from flocklab.core.parameters import ConfigError
 
     path = Path(given) if given else DEFAULT_CONFIG
     if not path.is_file():
@@ -81,8 +81,8 @@ def _config_path(given: str | None) -> Path:
 
 def check_config_command(args: argparse.Namespace) -> None:
     """Validate the config and print the plan (studies, runs, tasks, figures, cost)."""
-    from flocklab.config import load_config
     from flocklab.core.driver import available_memory
+    from flocklab.pipeline import load_config
     from flocklab.pipeline.plan import make_plan, plan_lines
 
     config, studies = load_config(_config_path(args.config))
@@ -99,8 +99,8 @@ def snakemake_command(config: Path, targets: list[str], args: argparse.Namespace
     if profile in PROFILES:
         profile = str(workflow_dir() / "profiles" / profile)
     elif not Path(profile).is_dir():
-        from flocklab.config import ConfigError
         from flocklab.core.names import nearest_names
+        from flocklab.core.parameters import ConfigError
 
         raise ConfigError(f"--profile {profile!r}: no such profile or directory"
                           f"{nearest_names(profile, PROFILES)}")
@@ -177,9 +177,10 @@ def _config_after_only(args: argparse.Namespace) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Validate the config, then run the packaged workflow on it; returns Snakemake's exit
     code."""
-    from flocklab.config import ConfigError, load_config
     from flocklab.core import paths
+    from flocklab.core.parameters import ConfigError
     from flocklab.figures.kinds import FigureContext
+    from flocklab.pipeline import load_config
     from flocklab.pipeline.targets import only_targets
 
     if args.cores is not None and args.cores < 1:
@@ -208,7 +209,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def init_command(args: argparse.Namespace) -> None:
     """Write the starter config ``DIR/config.yaml``."""
-    from flocklab.config import ConfigError
+    from flocklab.core.parameters import ConfigError
 
     target = Path(args.dir) / "config.yaml"
     if target.exists() and not args.force:

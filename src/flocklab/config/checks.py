@@ -1,29 +1,29 @@
-"""The model pass of config validation: studies, tasks and figures checked by their models.
+"""The model pass of config validation: studies and tasks checked by their models.
 
 After the schema pass (:mod:`flocklab.config.schema`), every study is expanded into a
 :class:`~flocklab.config.study.Study` and every parameter point of it resolved by its model
 (names, types, ranges, cross-rules such as the noise-dependent range of ``eta``), the time grid
 checked, the analysis sections checked against the controls the model declares; every task
-must be offered by its model with options it accepts; every figure must name existing
-studies, points and coordinates. Every problem is reported at
-once: :class:`~flocklab.config.schema.ConfigError` with one line per problem, naming its key.
+must be offered by its model with options it accepts. The figures are checked by their kinds
+above this package (:func:`flocklab.pipeline.validate_config`, which reports every problem
+at once: :class:`~flocklab.core.parameters.ConfigError` with one line per problem).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from flocklab.config.design import DesignSpec, design_seed, design_spec
-from flocklab.config.schema import ConfigError, load_schema, schema_problems
+from flocklab.config.schema import schema_problems
 from flocklab.config.study import Axis, Study, expand_values
 from flocklab.core.driver import adaptive_grid
 from flocklab.core.names import nearest_names
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.time import RunControl
 
@@ -31,28 +31,39 @@ from flocklab.core.time import RunControl
 TIME_KEYS = ("steps", "t_end", "dt", "record_every", "min_independent_samples", "max_steps")
 
 
-def validate_config(config: dict, schema_path: str | Path | None = None) -> dict[str, Study]:
-    """Validate a config (in place, filling defaults) and expand its studies.
+@dataclass
+class Checked:
+    """What :func:`check_studies_and_tasks` found: the studies it built, every problem (one
+    line each), and the ``(section, name)`` entries with a schema problem (not checked
+    further)."""
+
+    studies: dict[str, Study]
+    problems: list[str]
+    broken: set[tuple]
+
+
+def check_studies_and_tasks(config: dict, schema: Mapping[str, Any]) -> Checked:
+    """Validate a config against ``schema`` (in place, filling defaults), then check every
+    study and task the schema accepted against its model and expand the studies.
 
     Parameters
     ----------
     config : dict
         Parsed YAML; modified in place (defaults added).
-    schema_path : path, optional
-        JSON schema; defaults to the package's (:data:`flocklab.config.DEFAULT_SCHEMA`).
+    schema : mapping
+        The JSON schema (with the figure kinds' keys: :func:`flocklab.pipeline.config_schema`).
 
     Returns
     -------
-    dict of str to Study
+    Checked
 
     Raises
     ------
     ConfigError
-        With every problem found, one line each naming the key and what is allowed: the
-        schema's, then the model checks of every entry the schema accepted, then the figures
-        whose study was built.
+        At once, when a problem lies above the entries (a section, the top level): nothing
+        below can be checked then.
     """
-    found = schema_problems(config, load_schema(schema_path))
+    found = schema_problems(config, schema)
     problems = list(found.values())
     # an entry with a schema problem is not checked further (its defaults may be missing);
     # a problem above the entries (a section, the top level) stops here
@@ -63,25 +74,17 @@ def validate_config(config: dict, schema_path: str | Path | None = None) -> dict
     studies = {}
     for name, raw in config["studies"].items():
         if ("studies", name) not in broken:
-            with _collect(problems):
+            with collect(problems):
                 studies[name] = _build_study(name, raw, config["base_seed"])
     for name in config["tasks"]:
         if ("tasks", name) not in broken:
-            with _collect(problems):
+            with collect(problems):
                 _check_task(config, name)
-    for name, figure in config["figures"].items():
-        study = figure.get("study") if isinstance(figure, dict) else None
-        if ("figures", name) in broken or (study in config["studies"] and study not in studies):
-            continue  # its own schema problem, or its study's problem, is reported already
-        with _collect(problems):
-            _check_figure(config, studies, name)
-    if problems:
-        raise ConfigError("\n".join(problems))
-    return studies
+    return Checked(studies, problems, broken)
 
 
 @contextlib.contextmanager
-def _collect(problems: list[str]) -> Iterator[None]:
+def collect(problems: list[str]) -> Iterator[None]:
     """Add the message of a :class:`ConfigError` raised in the block to ``problems``."""
     try:
         yield
@@ -353,13 +356,3 @@ def _check_task(config: Mapping[str, Any], name: str) -> None:
         section = "options" if error.name in entry["options"] else "params"
         raise ConfigError(f"config key '{where}.{section}.{error.name}': "
                           f"{error.message}") from None
-
-
-def _check_figure(config: Mapping[str, Any], studies: Mapping[str, Study], name: str) -> None:
-    """Figure ``name`` passes its kind's check (:meth:`flocklab.figures.kinds.FigureKind.check`):
-    existing studies (or tasks), points, observables and coordinates it can draw; errors name
-    the figure's key."""
-    # Imported here: the figure kinds import ConfigError from this package.
-    from flocklab.figures.kinds import FigureContext
-
-    FigureContext(config, studies).check(name)

@@ -17,9 +17,8 @@ import numpy as np
 
 from flocklab.analysis.sensitivity import METHODS, Design, Factor, check_sample_size
 from flocklab.analysis.timeseries import run_variables
-from flocklab.config.schema import ConfigError
 from flocklab.config.study import expand_values
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.seeds import derive_seed
 

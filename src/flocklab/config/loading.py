@@ -1,8 +1,8 @@
-"""Reading config files: ``include`` lists merged, then the config validated.
+"""Reading config files and merging their ``include`` lists.
 
 A config may list further files under ``include`` whose studies, figures and tasks are added
-(the default config keeps each model's in its own file); :func:`load_config` merges them and
-validates the result (:func:`flocklab.config.validate_config`).
+(the default config keeps each model's in its own file); :func:`merge_includes` merges them
+(:func:`flocklab.pipeline.load_config` reads, merges and validates).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from flocklab.config.checks import validate_config
-from flocklab.config.schema import ConfigError
-from flocklab.config.study import Study
+from flocklab.core.parameters import ConfigError
 
 #: Config sections whose named entries an included file adds to.
 MERGED_SECTIONS = ("studies", "figures", "tasks")
@@ -89,32 +87,3 @@ def merge_includes(config: dict, base_dir: str | Path) -> dict:
                                       f"{name})")
                 target[entry] = value
     return config
-
-
-def load_config(path: str | Path, schema_path: str | Path | None = None
-                ) -> tuple[dict, dict[str, Study]]:
-    """Read a YAML config file (and the files it includes), validate it and expand its
-    studies.
-
-    Parameters
-    ----------
-    path : path
-        The config file.
-    schema_path : path, optional
-        JSON schema (default: the package's, :data:`flocklab.config.DEFAULT_SCHEMA`).
-
-    Returns
-    -------
-    config : dict
-        The merged config with defaults filled in.
-    studies : dict of str to Study
-        The expanded studies.
-
-    Raises
-    ------
-    ConfigError
-        On the first problem, naming the key and what is allowed.
-    """
-    config = read_yaml(path)
-    merge_includes(config, Path(path).parent)
-    return config, validate_config(config, schema_path)

@@ -16,13 +16,10 @@ import jsonschema
 import yaml
 
 from flocklab.core.names import nearest_names
+from flocklab.core.parameters import ConfigError
 
 #: The config schema, shipped as package data (so a wheel install can validate a config).
 DEFAULT_SCHEMA = Path(__file__).resolve().parent / "schema.yaml"
-
-
-class ConfigError(ValueError):
-    """The configuration is invalid; the message names the key and what is allowed."""
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -49,10 +46,8 @@ def _key_path(path: Any) -> str:
 
 
 def load_schema(path: str | Path | None = None) -> dict:
-    """The config schema (default: the package's ``schema.yaml``).
-
-    A ``$defs.figure`` section without ``allOf`` is completed from the figure kinds
-    (:func:`flocklab.figures.kinds.figure_schema`): the ``kind`` key and each kind's keys.
+    """The config schema file as it is (default: the package's ``schema.yaml``); the figure
+    kinds' keys are added above this package (:func:`flocklab.pipeline.config_schema`).
 
     Parameters
     ----------
@@ -66,12 +61,6 @@ def load_schema(path: str | Path | None = None) -> dict:
     """
     with open(path or DEFAULT_SCHEMA, encoding="utf-8") as stream:
         schema = yaml.safe_load(stream)
-    figure = schema.get("$defs", {}).get("figure")
-    if figure is not None and "allOf" not in figure:
-        # Imported here: the figure kinds import ConfigError from this package.
-        from flocklab.figures.kinds import figure_schema
-
-        schema["$defs"]["figure"] = figure_schema(figure)
     return schema
 
 

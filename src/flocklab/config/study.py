@@ -1,6 +1,6 @@
 """The study model: swept values, parameter points and expanded studies.
 
-A :class:`Study` is a validated config study (see :func:`flocklab.config.validate_config`):
+A :class:`Study` is a validated config study (see :func:`flocklab.pipeline.validate_config`):
 its parameter points are the Cartesian product of its :class:`Axis` list or, for a
 sensitivity study, the distinct rows of its design (:func:`design_points`). A point's label
 (:func:`point_label`) names its values exactly; it names the run files and seeds the runs.
@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
-from flocklab.config.schema import ConfigError
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.core.seeds import derive_seed
 from flocklab.core.time import RunControl, TimeGrid

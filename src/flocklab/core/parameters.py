@@ -31,6 +31,11 @@ class ParameterError(ValueError):
         self.message = message
 
 
+class ConfigError(ValueError):
+    """A workflow configuration (or a command-line option standing for one) is invalid; the
+    message names the key and what is allowed, one line per problem."""
+
+
 @dataclass(frozen=True)
 class ParameterSpec:
     """Declaration of one model parameter.

@@ -52,7 +52,7 @@ def snippet(live: LiveRun) -> str:
     and the model, with comments on how to reproduce the run file."""
     import yaml
 
-    from flocklab.config.checks import validate_config
+    from flocklab.pipeline import validate_config
 
     name = study_name(live)
     document = {"studies": {name: study_entry(live)}}
@@ -72,7 +72,7 @@ def save(live: LiveRun, directory: str | Path) -> tuple[Path, Path]:
 
     Raises
     ------
-    flocklab.config.ConfigError
+    flocklab.core.parameters.ConfigError
         If the study entry does not validate (nothing is written).
     """
     from flocklab.stages.simulate import run_simulation

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flocklab.config.schema import ConfigError
 from flocklab.core import paths
 from flocklab.core.names import nearest_names
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.kinds import KINDS, FigureContext
 
 

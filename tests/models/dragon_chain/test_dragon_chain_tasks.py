@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from flocklab.config import ConfigError, load_config, validate_config
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
+from flocklab.pipeline import load_config, validate_config
 from flocklab.stages.tasks import run_task
 
 #: Contest answers (README, "The questions: reading, method, answers"), six decimals.

@@ -16,11 +16,11 @@ matplotlib.use("Agg")  # before pyplot: no display in tests
 
 import matplotlib.pyplot as plt
 
-from flocklab.config import ConfigError, validate_config
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.figures.kinds import KINDS
 from flocklab.models.springs.figures import BAND, classify_limit
+from flocklab.pipeline import validate_config
 from flocklab.stages.figures import make_figure
 
 

@@ -127,7 +127,8 @@ def test_series_x_must_name_an_observable_of_the_model(repo):
     """The figure option ``x`` of a series figure is checked against the study's model: an
     observable passes, a parameter (not recorded as a time series) is one error naming the
     key."""
-    from flocklab.config import ConfigError, validate_config
+    from flocklab.core.parameters import ConfigError
+    from flocklab.pipeline import validate_config
 
     config = _branches_config(repo)
     assert config["figures"]["memory_branches"]["x"] == "orientation_width"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from flocklab.config.schema import ConfigError
 from flocklab.core import paths
+from flocklab.core.parameters import ConfigError
 from flocklab.figures.captions import design_text
 from flocklab.figures.kinds.base import (
     FigureContext,

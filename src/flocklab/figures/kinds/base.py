@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
-from flocklab.config.schema import ConfigError
 from flocklab.core import paths
 from flocklab.core.names import nearest_names
+from flocklab.core.parameters import ConfigError
 from flocklab.core.registry import get_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,7 +60,7 @@ class FigureKind:
     ``check(where, figure, context)``
         Check a schema-valid figure (config key ``where``, e.g. ``"figures.fig1"``) against
         what it draws from: the studies, points, coordinates and tasks of ``context`` (a
-        :class:`FigureContext`). Raise :class:`~flocklab.config.ConfigError` whose one-line
+        :class:`FigureContext`). Raise :class:`~flocklab.core.parameters.ConfigError` whose one-line
         message starts ``config key '<where>.<key>':``.
     ``inputs(figure, context)``
         The files the figure reads (paths from ``context``), in the order :meth:`draw` takes
@@ -171,7 +171,7 @@ class FigureContext:
     config : mapping
         The config with defaults filled in (``figures``, ``studies``, ``tasks``).
     studies : mapping of str to Study
-        The expanded studies (:func:`flocklab.config.validate_config`).
+        The expanded studies (:func:`flocklab.pipeline.validate_config`).
 
     Files are located by :mod:`flocklab.core.paths`.
     """

@@ -7,9 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from flocklab.analysis.timeseries import summary_quantities
-from flocklab.config.schema import ConfigError
 from flocklab.core import paths
-from flocklab.core.parameters import ParameterError
+from flocklab.core.parameters import ConfigError, ParameterError
 from flocklab.core.registry import get_model
 from flocklab.figures.captions import name_text, snapshots_text, sweeps_text, values_text
 from flocklab.figures.kinds.base import (

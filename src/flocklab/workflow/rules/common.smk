@@ -1,5 +1,5 @@
 # Paths and parameter look-ups shared by the rules. STUDIES comes from the Snakefile
-# (flocklab.config.validate_config); nothing here does physics or I/O.
+# (flocklab.pipeline.validate_config); nothing here does physics or I/O.
 
 import functools
 import os
