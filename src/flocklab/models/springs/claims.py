@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from flocklab.analysis.verdicts import Verdict
-from flocklab.models.springs.integrators import STUDY_METHODS, method_label
+from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS, method_label
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.stability import (
     GROWTH,
@@ -122,7 +122,7 @@ def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
 def _radius(cache: dict[str, dict[float, float]], method: str, dt: float, lin: Any,
             mu: np.ndarray) -> float:
     """Spectral radius of ``method``'s G(dt), cached; NaN for no finite step or no theory."""
-    if not math.isfinite(dt) or dt <= 0.0 or method.startswith("scipy_"):
+    if not math.isfinite(dt) or dt <= 0.0 or not INTEGRATORS[method].linear_theory:
         return math.nan
     radii = cache.setdefault(method, {})
     if dt not in radii:
@@ -177,8 +177,8 @@ def stability_table(configs: Sequence[tuple[str, SpringSystem]],
         theories: dict[str, Any] = {}
         radii: dict[str, dict[float, float]] = {}
         for method in methods:
-            # the article's "Verlet" has semi-implicit Euler's update, hence the same G(h)
-            same_update = "semi_implicit_euler" if method == "article_verlet" else method
+            # a method with another's update (the article's "Verlet") shares its G(h)
+            same_update = INTEGRATORS[method].same_update_as or method
             if same_update not in theories:
                 cache = radii.setdefault(same_update, {})
                 theories[same_update] = (
