@@ -15,7 +15,8 @@ Euler and the implicit midpoint rule are rational functions :math:`R = P/Q` of :
 :math:`L = [[0, I], [-M^{-1}K, -M^{-1}C]]` (their ``stability_polynomials``), so
 :math:`\rho = \max |R(h\mu)|` over the eigenvalues :math:`\mu` of :math:`L`; the
 partitioned methods (semi-implicit Euler, the Verlets) and the diagonal scheme give
-:math:`G` explicitly (their ``amplification``); this module names no method. :func:`theory_dt_max` sweeps :math:`h` on a log grid from
+:math:`G` explicitly (their ``amplification``); this module names no method.
+:func:`theory_dt_max` sweeps :math:`h` on a log grid from
 :math:`0.01\cdot 2/\omega_{max}` to :math:`10^4 \cdot 2/\omega_{max}` and bisects the first
 stable-to-unstable edge. For one undamped oscillator these give the closed forms
 :math:`h\omega < 2` (semi-implicit Euler, Verlet), :math:`h\omega < 2\sqrt2` (RK4), none for
