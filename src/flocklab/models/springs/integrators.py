@@ -68,11 +68,15 @@ cloth simulation", SIGGRAPH 1998 (implicit Euler with the sparse spring Jacobian
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from flocklab.core.parameters import ParameterError
+
+#: The coefficient 1 of the declared stability polynomials (exact rationals).
+ONE = Fraction(1)
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -113,7 +117,8 @@ class Integrator:
       asks for them and knows no method by name): a method that applied to
       :math:`\dot y = Ly` gives :math:`y' = R(hL)\,y` declares ``stability_polynomials``
       :math:`(P, Q)`, :math:`R = P/Q` (coefficients in ascending powers, e.g. RK4's
-      :math:`(1, 1, \tfrac12, \tfrac16, \tfrac1{24}), (1,)`); any other method overrides the
+      :math:`(1, 1, \tfrac12, \tfrac16, \tfrac1{24}), (1,)`, as :class:`~fractions.Fraction`);
+      any other method overrides the
       class method :meth:`amplification`, its one-step matrix :math:`G(h)` on
       :math:`(\xi, \dot\xi)` of the linearised system
       :math:`M\ddot\xi = -K\xi - C\dot\xi`; a method whose update is algebraically another
@@ -130,7 +135,8 @@ class Integrator:
     options: ClassVar[dict[str, Any]] = {}
     #: ``(P, Q)``: the stability function R(z) = P(z)/Q(z), coefficients in ascending powers
     #: (None: the method is not R(hL) and overrides :meth:`amplification`).
-    stability_polynomials: ClassVar[tuple[tuple[float, ...], tuple[float, ...]] | None] = None
+    stability_polynomials: ClassVar[tuple[tuple[Fraction, ...], tuple[Fraction, ...]] | None] \
+        = None
     #: False when the method has no fixed-step amplification matrix (no linear theory).
     linear_theory: ClassVar[bool] = True
     #: Name of the integrator whose update this one is algebraically ('' if none).
@@ -146,8 +152,7 @@ class Integrator:
         """
         numerator, denominator = _declared(cls)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.polynomial.polynomial.polyval(z, numerator) \
-                / np.polynomial.polynomial.polyval(z, denominator)
+            return _series(numerator, z) / _series(denominator, z)
 
     @classmethod
     def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
@@ -161,7 +166,7 @@ class Integrator:
         numerator, denominator = _declared(cls)
         hl = h * lin.generator()
         p, q = _matrix_polynomial(numerator, hl), _matrix_polynomial(denominator, hl)
-        return p if len(denominator) == 1 and denominator[0] == 1.0 else np.linalg.solve(q, p)
+        return p if denominator == (ONE,) else np.linalg.solve(q, p)
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         if isinstance(dt, bool) or not isinstance(dt, int | float) or not dt > 0.0 \
@@ -195,18 +200,27 @@ class Integrator:
         raise NotImplementedError
 
 
-def _declared(cls: type[Integrator]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _declared(cls: type[Integrator]) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
     if cls.stability_polynomials is None:
         raise NotImplementedError(f"integrator '{cls.name}' declares no stability polynomials")
     return cls.stability_polynomials
 
 
-def _matrix_polynomial(coefficients: tuple[float, ...], a: np.ndarray) -> np.ndarray:
+def _series(coefficients: tuple[Fraction, ...], z: np.ndarray) -> np.ndarray:
+    """:math:`\\sum_k z^k p_k/q_k` term by term in ascending powers (``1 + z + z**2/2 + ...``,
+    so that a coefficient 1/6 is a division by 6, not a multiplication by its rounding)."""
+    total = np.zeros_like(z, dtype=complex) if np.iscomplexobj(z) else np.zeros_like(z, float)
+    for power, c in enumerate(coefficients):
+        total = total + z**power * c.numerator / c.denominator
+    return total
+
+
+def _matrix_polynomial(coefficients: tuple[Fraction, ...], a: np.ndarray) -> np.ndarray:
     r""":math:`\sum_k c_k A^k` by Horner's rule, shape of ``a``."""
     identity = np.eye(a.shape[0])
-    result = coefficients[-1] * identity
+    result = float(coefficients[-1]) * identity
     for c in reversed(coefficients[:-1]):
-        result = a @ result + c * identity
+        result = a @ result + float(c) * identity
     return result
 
 
@@ -224,7 +238,7 @@ class ExplicitEuler(Integrator):
     """Forward Euler; dampers at :math:`v_n`. :math:`R(z) = 1 + z`."""
 
     name, order = "explicit_euler", 1
-    stability_polynomials = ((1.0, 1.0), (1.0,))
+    stability_polynomials = ((ONE, ONE), (ONE,))
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         a = self.acceleration(x, v, self._force)
@@ -412,7 +426,7 @@ class RK4(Integrator):
     """Classical fourth-order Runge–Kutta on :math:`(x, v)`; dampers at every stage."""
 
     name, order, force_evaluations = "rk4", 4, 4
-    stability_polynomials = ((1.0, 1.0, 1.0 / 2.0, 1.0 / 6.0, 1.0 / 24.0), (1.0,))
+    stability_polynomials = ((ONE, ONE, Fraction(1, 2), Fraction(1, 6), Fraction(1, 24)), (ONE,))
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
@@ -550,7 +564,7 @@ class ImplicitEuler(NewtonIntegrator):
     """Backward Euler, Newton on the full sparse Jacobian; dampers implicit at :math:`v'`."""
 
     name, order = "implicit_euler", 1
-    stability_polynomials = ((1.0,), (1.0, -1.0))
+    stability_polynomials = ((ONE,), (ONE, -ONE))
     alpha, beta, gamma, delta, theta = 0.0, 1.0, 0.0, 1.0, 0.0
 
 
@@ -558,7 +572,7 @@ class ImplicitMidpoint(NewtonIntegrator):
     """Implicit midpoint rule, Newton as implicit Euler; dampers at :math:`(v + v')/2`."""
 
     name, order = "implicit_midpoint", 2
-    stability_polynomials = ((1.0, 0.5), (1.0, -0.5))
+    stability_polynomials = ((ONE, Fraction(1, 2)), (ONE, -Fraction(1, 2)))
     alpha, beta, gamma, delta, theta = 0.25, 0.25, 0.5, 0.5, 0.5
 
 
