@@ -460,6 +460,7 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
                     growth: float = GROWTH, seed: int = 0, points: int = 13, refine: int = 7,
                     dt_range: tuple[float, float] | None = None, rate: float = RATE_THRESHOLD,
                     periods: float = 0.0, max_steps: int | None = None,
+                    on_probe: Callable[[Probe, int], None] | None = None,
                     **options: Any) -> Limit:
     """Largest step at which runs of ``method`` stay stable (see module docstring).
 
@@ -480,6 +481,8 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         Longest extended run; default :math:`\\lceil 4/\\text{rate} \\rceil`.
     dt_range : (float, float), optional
         Sweep bounds (s); default 0.01 and 100 times 2/omega_max.
+    on_probe : callable, optional
+        ``on_probe(probe, runs)`` after each run (progress), ``runs`` the runs so far.
     """
     x_eq = static_equilibrium(system) if x_eq is None else x_eq
     rng = np.random.default_rng(seed)
@@ -499,6 +502,8 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         probe = stability_run(system, method, dt, x0, x_eq, steps, cap, rate, growth,
                               **options)
         probes.append(probe)
+        if on_probe is not None:
+            on_probe(probe, len(probes))
         return probe.stable, probe.note
 
     limit = _edge_search(is_stable, method, dt_range[0], dt_range[1], points, refine)
