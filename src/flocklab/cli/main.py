@@ -210,33 +210,6 @@ def _setup_fss(parser: argparse.ArgumentParser, context: CommandContext) -> None
     setup_fss(parser, _netcdf_file)
 
 
-#: The command line's own commands, in the order of ``flocklab --help``; the registered
-#: models' commands (:func:`flocklab.core.commands.model_commands`) follow the analyses.
-ANALYSES = (
-    Command("simulate", "run one simulation and write a netCDF file", _setup_simulate,
-            lambda args: _simulate(args)),
-    Command("task", "run a model's named computation (e.g. the contest questions, integrator "
-                    "stability)", setup_task, run_task_command),
-    Command("metrics", "statistics of a run's order parameter", lambda p, c: _setup_metrics(p),
-            lambda args: _metrics(args)),
-    Command("fit", "critical value and exponent from a summary.nc",
-            lambda p, c: _setup_fit(p), lambda args: _fit(args),
-            description="Fit P = A s^e, s the reduced distance from the critical value, on "
-                        "the ordered side. A summary written by flocklab names its model, "
-                        "which declares the controls; any other summary needs per-replicate "
-                        "<P>_mean (and <P>_sem) on (control, replicate or seed), --side and "
-                        "--exponent."),
-    Command("fss", "critical point and exponents by finite-size scaling of a summary",
-            _setup_fss, run_fss_command, description=FSS_DESCRIPTION),
-)
-TOOLS = (
-    Command("explore", "a live explorer of a model in the browser", setup_explore, run_explore,
-            description=EXPLORE_DESCRIPTION),
-    Command("params", "list a model's parameters", _setup_params, _run_params),
-    *PIPELINE_COMMANDS,
-)
-
-
 def command_registry(models: bool = True) -> dict[str, Command]:
     """``name -> Command`` of every command: the command line's own and, with ``models``,
     those the registered models declare (each model module imported, no kernel).
@@ -279,7 +252,7 @@ def build_parser(model: str | None = "", command: str | None = None) -> argparse
     return parser
 
 
-def _setup_metrics(metrics: argparse.ArgumentParser) -> None:
+def _setup_metrics(metrics: argparse.ArgumentParser, context: CommandContext) -> None:
     metrics.add_argument("run", type=_netcdf_file, help="run netCDF file")
     metrics.add_argument("--burn-in", type=float, required=True,
                          help="discard records at times <= this (model time units, >= 0)")
@@ -289,7 +262,7 @@ def _setup_metrics(metrics: argparse.ArgumentParser) -> None:
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
 
-def _setup_fit(fit: argparse.ArgumentParser) -> None:
+def _setup_fit(fit: argparse.ArgumentParser, context: CommandContext) -> None:
     fit.add_argument("summary", type=_netcdf_file,
                      help="a study's summary.nc, or any netCDF file with per-replicate "
                           "<P>_mean and <P>_sem")
@@ -422,6 +395,32 @@ def _dispatch(args: argparse.Namespace) -> int | None:
     """Run the parsed command (its registry entry's ``run``); its exit code (``None``: 0)."""
     code = args._command.run(args)
     return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+#: The command line's own commands, in the order of ``flocklab --help``; the registered
+#: models' commands (:func:`flocklab.core.commands.model_commands`) follow the analyses.
+ANALYSES = (
+    Command("simulate", "run one simulation and write a netCDF file", _setup_simulate,
+            _simulate),
+    Command("task", "run a model's named computation (e.g. the contest questions, integrator "
+                    "stability)", setup_task, run_task_command),
+    Command("metrics", "statistics of a run's order parameter", _setup_metrics, _metrics),
+    Command("fit", "critical value and exponent from a summary.nc",
+            _setup_fit, _fit,
+            description="Fit P = A s^e, s the reduced distance from the critical value, on "
+                        "the ordered side. A summary written by flocklab names its model, "
+                        "which declares the controls; any other summary needs per-replicate "
+                        "<P>_mean (and <P>_sem) on (control, replicate or seed), --side and "
+                        "--exponent."),
+    Command("fss", "critical point and exponents by finite-size scaling of a summary",
+            _setup_fss, run_fss_command, description=FSS_DESCRIPTION),
+)
+TOOLS = (
+    Command("explore", "a live explorer of a model in the browser", setup_explore, run_explore,
+            description=EXPLORE_DESCRIPTION),
+    Command("params", "list a model's parameters", _setup_params, _run_params),
+    *PIPELINE_COMMANDS,
+)
 
 
 def _set_verbosity(logger: logging.Logger, verbose: bool) -> None:
