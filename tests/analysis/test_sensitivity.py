@@ -426,3 +426,24 @@ def test_a_design_is_deterministic_only_if_no_row_uses_its_seed(monkeypatch, lev
                         baseline={"eta": 0.2, "density": 1.6})
     assert is_deterministic(_design_file(design, {"N": 40, "L": 5.0, "eta": 0.2})) \
         is deterministic
+
+
+@pytest.mark.parametrize("name", ["morris", "sobol"])
+def test_sampled_methods_declare_their_rows_per_sample(name):
+    """A sampled method's declared rows per sample is its design's: samples x (d + 1) rows
+    for Morris trajectories, samples x (d + 2) for Saltelli's cross-sampled Sobol' design."""
+    from flocklab.analysis.sensitivity import METHODS
+
+    method = METHODS[name]
+    assert method.check(8, 4) is None and method.factors_as == "range"
+    design = method.design(ISHIGAMI, samples=8, seed=3, levels=4)
+    assert design.values.shape == (8 * method.rows_per_sample(3), 3)
+    assert set(method.headline) <= set(method.indices)
+
+
+def test_point_by_point_method_declares_values_and_claims():
+    from flocklab.analysis.sensitivity import METHODS
+
+    oat = METHODS["oat"]
+    assert oat.rows_per_sample is None and oat.factors_as == "values" and oat.claims
+    assert not any(m.claims for m in METHODS.values() if m.rows_per_sample is not None)

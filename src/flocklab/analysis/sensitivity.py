@@ -428,33 +428,81 @@ def evaluate_claims(claims: Sequence[Mapping[str, Any]], design: Design, outputs
 
 @dataclass(frozen=True)
 class Method:
-    """A sensitivity method: its design, its analysis and the index names it returns."""
+    """A sensitivity method: every fact about it that the config, the stage and the figures
+    use, so that none of them names a method.
+
+    Parameters
+    ----------
+    name : str
+        Registry key (the config's ``method``).
+    design, analyse : callable
+        The design (rows to run) and the indices from the outputs at those rows.
+    indices : tuple of str
+        Names of the indices ``analyse`` returns.
+    factors_as : {"values", "range"}
+        How a factor is given in the config: its levels as ``values`` (a list or a range), or a
+        range ``{low, high}`` (uniform, or a truncated normal with ``mean`` and ``sd``).
+    claims : bool
+        Claims (trends, bounds at a level, exponents) are tested on its studies.
+    levels : bool
+        It takes the grid ``levels`` setting (passed to ``design`` and ``analyse``).
+    rows_per_sample : callable or None
+        ``rows_per_sample(d)``: design rows per base sample of ``d`` factors for a sampled
+        method (its indices are also reported against the sample size); None for a design
+        run point by point (analysed level by level, with per-run responses).
+    sample_name : str
+        What one sample is (axis label of the convergence in the sample size).
+    headline : tuple of str
+        The indices drawn against the sample size (first solid, second dashed).
+    check : callable
+        ``check(samples, levels)``: ``(setting, reason)`` when they cannot be used, else
+        None.
+    """
 
     name: str
     design: Callable[..., Design]
     analyse: Callable[..., Indices]
     indices: tuple[str, ...]
+    factors_as: str
+    claims: bool = False
+    levels: bool = False
+    rows_per_sample: Callable[[int], int] | None = None
+    sample_name: str = ""
+    headline: tuple[str, ...] = ()
+    check: Callable[[int, int], tuple[str, str] | None] = lambda samples, levels: None
+
+
+def _sobol_check(samples: int, levels: int) -> tuple[str, str] | None:
+    if samples < 8 or samples & (samples - 1):
+        return "samples", ("the Sobol' design needs a power of two >= 8 base samples "
+                           "(8, 16, 32, ...)")
+    return None
+
+
+def _morris_check(samples: int, levels: int) -> tuple[str, str] | None:
+    if samples < 2:
+        return "samples", "Morris needs at least 2 trajectories"
+    if levels < 2 or levels % 2:
+        return "levels", "Morris needs an even number of grid levels >= 2"
+    return None
 
 
 METHODS: dict[str, Method] = {
-    "oat": Method("oat", oat_design, oat_indices, ("swing",)),
-    "morris": Method("morris", morris_design, morris_indices, MORRIS_INDICES),
-    "sobol": Method("sobol", sobol_design, sobol_indices, SOBOL_INDICES),
+    "oat": Method("oat", oat_design, oat_indices, ("swing",), factors_as="values",
+                  claims=True),
+    "morris": Method("morris", morris_design, morris_indices, MORRIS_INDICES,
+                     factors_as="range", levels=True, rows_per_sample=lambda d: d + 1,
+                     sample_name="trajectories", headline=("mu_star",), check=_morris_check),
+    "sobol": Method("sobol", sobol_design, sobol_indices, SOBOL_INDICES, factors_as="range",
+                    rows_per_sample=lambda d: d + 2, sample_name="base samples $N$",
+                    headline=("S1", "ST"), check=_sobol_check),
 }
 
 
 def check_sample_size(method: str, samples: int, levels: int = 4
                       ) -> tuple[str, str] | None:
     """``(setting, reason)`` if ``samples`` or ``levels`` cannot be used by ``method``."""
-    if method == "sobol" and (samples < 8 or samples & (samples - 1)):
-        return "samples", ("the Sobol' design needs a power of two >= 8 base samples "
-                           "(8, 16, 32, ...)")
-    if method == "morris":
-        if samples < 2:
-            return "samples", "Morris needs at least 2 trajectories"
-        if levels < 2 or levels % 2:
-            return "levels", "Morris needs an even number of grid levels >= 2"
-    return None
+    return METHODS[method].check(samples, levels)
 
 
 # --------------------------------------------------------------------------- stage files
@@ -766,7 +814,7 @@ def analyse_sensitivity(design_ds: xr.Dataset, summary: xr.Dataset,
     document: dict[str, Any] = {"method": design.method, "outputs": {}, "rows": len(labels),
                                 "distinct_points": len(set(labels)), "replicates": replicates}
     notes: dict[str, str] = {}
-    if design.method == "oat":
+    if METHODS[design.method].rows_per_sample is None:  # run point by point
         results = _oat_analysis(design, design_ds, runs, outputs, settings, replicates,
                                 coords, data, document, names, deterministic, survival)
     else:
@@ -796,7 +844,7 @@ def _oat_analysis(design: Design, design_ds: xr.Dataset, runs: np.ndarray,
                   ) -> dict[str, Indices]:
     """One-at-a-time responses, per-run values and claim verdicts (fills ``coords``,
     ``data`` and ``document`` in place); the per-output index results."""
-    method = METHODS["oat"]
+    method = METHODS[design.method]
     d = len(design.factors)
     responses = {o: oat_response(design, runs[k]) for k, o in enumerate(outputs)}
     results = {o: method.analyse(design, runs[k]) for k, o in enumerate(outputs)}
@@ -893,11 +941,11 @@ def _sampling_analysis(design: Design, row_mean: np.ndarray, outputs: list[str],
     d = len(design.factors)
     options = {"seed": seed, "resamples": settings["resamples"],
                "confidence": settings["confidence"]}
-    if design.method == "morris":
+    if method.levels:
         options["levels"] = settings["levels"]
     results = {o: method.analyse(design, row_mean[k], **options) for k, o in enumerate(outputs)}
     sizes = results[outputs[0]].sizes
-    per_size = d + 2 if design.method == "sobol" else d + 1
+    per_size = method.rows_per_sample(d)
     coords["sample_size"] = ("sample_size", sizes, {
         "long_name": "base samples (sobol) or trajectories (morris) used"})
     coords["evaluations"] = ("sample_size", sizes * per_size,

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from flocklab.core.commands import CommandContext
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import available_models, get_model
 
+#: Longer help of ``flocklab explore``.
+EXPLORE_DESCRIPTION = ("Serve a local web page that runs MODEL live with sliders for its "
+                       "parameters, its drawing and its observables against time.")
 
-def add_explore_parser(commands: argparse._SubParsersAction) -> None:
-    """The ``explore`` sub-command."""
-    explore = commands.add_parser(
-        "explore", help="a live explorer of a model in the browser",
-        description="Serve a local web page that runs MODEL live with sliders for its "
-                    "parameters, its drawing and its observables against time.")
+
+def setup_explore(explore: argparse.ArgumentParser, context: CommandContext) -> None:
+    """The ``explore`` command's arguments."""
     explore.add_argument("model", choices=available_models(), metavar="MODEL",
                          help=f"one of {', '.join(available_models())}")
     explore.add_argument("--port", type=int, default=5006,

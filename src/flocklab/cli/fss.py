@@ -15,16 +15,17 @@ from typing import Any
 
 from flocklab.core.parameters import ParameterError
 
+#: Longer help of ``flocklab fss``.
+FSS_DESCRIPTION = ("Critical value from Binder-cumulant crossings extrapolated in L, nu from "
+                   "the Binder slope there, beta/nu from P(x_c, L), gamma/nu from the "
+                   "susceptibility maxima, the hyperscaling residual, a data collapse and "
+                   "the drift without the smallest size, with 68 %% bootstrap intervals over "
+                   "replicates. Writes strict JSON (and netCDF with --out-nc).")
 
-def add_fss_parser(commands: argparse._SubParsersAction, netcdf_file: Any) -> None:
-    """The ``fss`` command (``netcdf_file``: the argparse type of an existing input file)."""
-    fss = commands.add_parser(
-        "fss", help="critical point and exponents by finite-size scaling of a summary",
-        description="Critical value from Binder-cumulant crossings extrapolated in L, nu from "
-                    "the Binder slope there, beta/nu from P(x_c, L), gamma/nu from the "
-                    "susceptibility maxima, the hyperscaling residual, a data collapse and "
-                    "the drift without the smallest size, with 68 %% bootstrap intervals over "
-                    "replicates. Writes strict JSON (and netCDF with --out-nc).")
+
+def setup_fss(fss: argparse.ArgumentParser, netcdf_file: Any) -> None:
+    """The ``fss`` command's arguments (``netcdf_file``: the argparse type of an existing
+    input file)."""
     fss.add_argument("summary", type=netcdf_file,
                      help="a study's summary.nc, or any netCDF file with per-run <P>_mean, "
                           "<P>_m2, <P>_m4 on (control, size, replicate or seed)")
@@ -53,7 +54,6 @@ def add_fss_parser(commands: argparse._SubParsersAction, netcdf_file: Any) -> No
     fss.add_argument("--seed", type=int, default=0, help="seed of the bootstrap; default 0")
     fss.add_argument("--out", required=True, help="output JSON file")
     fss.add_argument("--out-nc", default=None, help="also write the netCDF dataset here")
-    fss.set_defaults(handler=run_fss_command)
 
 
 def parse_select(items: list[str]) -> dict[str, Any]:

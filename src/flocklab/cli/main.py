@@ -23,17 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from flocklab.analysis.timeseries import ORDER_THRESHOLD
-from flocklab.cli.dragon import add_dragon_parser
-from flocklab.cli.explore import add_explore_parser, run_explore
-from flocklab.cli.fss import add_fss_parser, parse_select
-from flocklab.cli.pipeline import (
-    SIGNAL_EXIT,
-    Interrupted,
-    add_pipeline_parsers,
-    pipeline_command,
-)
-from flocklab.cli.springs import add_springs_parsers
-from flocklab.cli.task import add_task_parser, run_task_command
+from flocklab.cli.explore import EXPLORE_DESCRIPTION, run_explore, setup_explore
+from flocklab.cli.fss import FSS_DESCRIPTION, parse_select, run_fss_command, setup_fss
+from flocklab.cli.pipeline import PIPELINE_COMMANDS, SIGNAL_EXIT, Interrupted
+from flocklab.cli.task import run_task_command, setup_task
+from flocklab.core.commands import Command, CommandContext, model_commands
 from flocklab.core.model import Model, SimulationError
 from flocklab.core.parameters import ConfigError, ParameterError, ParameterSpec
 from flocklab.core.provenance import package_version
@@ -72,6 +66,21 @@ class Parser(argparse.ArgumentParser):
         hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
                 else f"choose from {', '.join(choices)}")
         raise argparse.ArgumentError(action, f"invalid choice: {value!r}; {hint}")
+
+
+class _CommandListFormatter(argparse.HelpFormatter):
+    """Root help: one line per command under "commands" (no line of the ``COMMAND``
+    placeholder above them), each name on its help line."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=24)
+        self._action_max_length = 18  # "    check-config  ": every name on its help line
+
+    def _format_action(self, action: argparse.Action) -> str:
+        text = super()._format_action(action)
+        if action.nargs == argparse.PARSER:
+            text = "\n".join(text.split("\n")[1:])
+        return text
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -181,35 +190,68 @@ def _add_model_parsers(models: argparse._SubParsersAction, wanted: str | None) -
         _add_run_controls(model_parser, model)
 
 
-def build_parser(model: str | None = "") -> argparse.ArgumentParser:
-    """The command-line parser; ``model`` limits the simulate sub-parsers that are built in
-    full to that model (``None``: none; ``""``: all)."""
+def _setup_simulate(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
+    _add_model_parsers(models, context.wanted)
+
+
+def _setup_params(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    parser.add_argument("model", choices=available_models())
+
+
+def _run_params(args: argparse.Namespace) -> None:
+    for spec in get_model(args.model).parameters:
+        print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
+              f"[{spec.unit}] {spec.range_text()} — {spec.description}")
+
+
+def _setup_fss(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    setup_fss(parser, _netcdf_file)
+
+
+def command_registry(models: bool = True) -> dict[str, Command]:
+    """``name -> Command`` of every command: the command line's own and, with ``models``,
+    those the registered models declare (each model module imported, no kernel).
+
+    Raises
+    ------
+    ValueError
+        If two commands share a name.
+    """
+    declared = [command for name in (available_models() if models else [])
+                for command in model_commands(get_model(name))]
+    registry: dict[str, Command] = {}
+    for command in (*ANALYSES, *declared, *TOOLS):
+        if command.name in registry:
+            raise ValueError(f"command '{command.name}' is declared twice")
+        registry[command.name] = command
+    return registry
+
+
+def build_parser(model: str | None = "", command: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser, one sub-parser per :func:`command_registry` entry; ``model``
+    limits the simulate and task sub-parsers that are built in full to that model
+    (``None``: none; ``""``: all). A ``command`` of the command line's own leaves the models'
+    commands out (none of their modules is imported)."""
     parser = Parser(prog="flocklab", description="Simulate and analyse models of collective "
-                    "motion and chains of linked agents; one command per line below.")
+                    "motion and chains of linked agents; one command per line below.",
+                    formatter_class=_CommandListFormatter)
     parser.add_argument("--version", action="version", version=f"flocklab {package_version()}")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="log progress messages (checkpoints, timings) to stderr")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    simulate = commands.add_parser("simulate", help="run one simulation and write a netCDF file")
-    models = simulate.add_subparsers(dest="model", required=True, metavar="MODEL")
-    _add_model_parsers(models, model or None if model != "" else None)
-    add_task_parser(commands, model or None if model != "" else None, _add_parameter)
-    _add_metrics_parser(commands)
-    _add_fit_parser(commands)
-    add_fss_parser(commands, _netcdf_file)
-    add_dragon_parser(commands, _add_parameter)
-    add_springs_parsers(commands, _add_parameter)
-    add_explore_parser(commands)
-
-    params = commands.add_parser("params", help="list a model's parameters")
-    params.add_argument("model", choices=available_models())
-    add_pipeline_parsers(commands)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     title="commands")
+    own = {entry.name for entry in (*ANALYSES, *TOOLS)}
+    context = CommandContext(_add_parameter, model or None if model != "" else None)
+    for entry in command_registry(models=command not in own).values():
+        sub = commands.add_parser(entry.name, help=entry.help, allow_abbrev=False,
+                                  description=entry.description or None)
+        entry.setup(sub, context)
+        sub.set_defaults(_command=entry)
     return parser
 
 
-def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
-    metrics = commands.add_parser("metrics", help="statistics of a run's order parameter")
+def _setup_metrics(metrics: argparse.ArgumentParser, context: CommandContext) -> None:
     metrics.add_argument("run", type=_netcdf_file, help="run netCDF file")
     metrics.add_argument("--burn-in", type=float, required=True,
                          help="discard records at times <= this (model time units, >= 0)")
@@ -219,13 +261,7 @@ def _add_metrics_parser(commands: argparse._SubParsersAction) -> None:
     metrics.add_argument("--out", required=True, help="output netCDF file")
 
 
-def _add_fit_parser(commands: argparse._SubParsersAction) -> None:
-    fit = commands.add_parser(
-        "fit", help="critical value and exponent from a summary.nc",
-        description="Fit P = A s^e, s the reduced distance from the critical value, on the "
-                    "ordered side. A summary written by flocklab names its model, which "
-                    "declares the controls; any other summary needs per-replicate <P>_mean "
-                    "(and <P>_sem) on (control, replicate or seed), --side and --exponent.")
+def _setup_fit(fit: argparse.ArgumentParser, context: CommandContext) -> None:
     fit.add_argument("summary", type=_netcdf_file,
                      help="a study's summary.nc, or any netCDF file with per-replicate "
                           "<P>_mean and <P>_sem")
@@ -273,6 +309,7 @@ _netcdf_file.__name__ = "netCDF file"
 
 
 def _simulate(args: argparse.Namespace) -> None:
+    """Run the parsed ``simulate`` command and print what it wrote."""
     from flocklab.stages.simulate import run_simulation
 
     model = get_model(args.model)
@@ -291,6 +328,7 @@ def _simulate(args: argparse.Namespace) -> None:
     run_simulation(model.name, params, control, args.out, threads=args.threads,
                    progress=args.progress, checkpoint_every=args.checkpoint_every,
                    checkpoint_file=args.checkpoint)
+    print(f"wrote {args.out}{_final_value(args.out)}")
 
 
 def _fit_headline(fit: dict[str, Any]) -> str:
@@ -341,36 +379,47 @@ def _final_value(path: str) -> str:
     return f"; {name} = {float(last):.4g} at time {run['time'].values[-1]:g}"
 
 
-def _dispatch(args: argparse.Namespace) -> int | None:
-    """Run the parsed command; its exit code (``None``: 0)."""
-    if args.command == "simulate":
-        _simulate(args)
-        print(f"wrote {args.out}{_final_value(args.out)}")
-    elif args.command == "metrics":
-        from flocklab.stages.metrics import run_metrics
+def _metrics(args: argparse.Namespace) -> None:
+    from flocklab.stages.metrics import run_metrics
 
-        if not args.burn_in >= 0:
-            raise ParameterError("burn_in", "'--burn-in' must be >= 0")
-        ds = run_metrics(args.run, args.burn_in, args.out,
-                         order_threshold=args.order_threshold)
-        means = [name for name in ds.data_vars if name.endswith("_mean")]
-        headline = f"; {means[0]} = {float(ds[means[0]]):.4g}" if means else ""
-        print(f"wrote {args.out}{headline}")
-    elif args.command == "task":
-        run_task_command(args)
-    elif args.command == "fit":
-        _fit(args)
-    elif args.command == "explore":
-        run_explore(args)
-    elif hasattr(args, "handler"):  # dragon, stability, accuracy
-        args.handler(args)
-    elif args.command == "params":
-        for spec in get_model(args.model).parameters:
-            print(f"{spec.name:8s} {spec.kind:6s} default {json.dumps(spec.default):12s} "
-                  f"[{spec.unit}] {spec.range_text()} — {spec.description}")
-    else:
-        return pipeline_command(args)
-    return None
+    if not args.burn_in >= 0:
+        raise ParameterError("burn_in", "'--burn-in' must be >= 0")
+    ds = run_metrics(args.run, args.burn_in, args.out, order_threshold=args.order_threshold)
+    means = [name for name in ds.data_vars if name.endswith("_mean")]
+    headline = f"; {means[0]} = {float(ds[means[0]]):.4g}" if means else ""
+    print(f"wrote {args.out}{headline}")
+
+
+def _dispatch(args: argparse.Namespace) -> int | None:
+    """Run the parsed command (its registry entry's ``run``); its exit code (``None``: 0)."""
+    code = args._command.run(args)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+#: The command line's own commands, in the order of ``flocklab --help``; the registered
+#: models' commands (:func:`flocklab.core.commands.model_commands`) follow the analyses.
+ANALYSES = (
+    Command("simulate", "run one simulation and write a netCDF file", _setup_simulate,
+            _simulate),
+    Command("task", "run a model's named computation (e.g. the contest questions, integrator "
+                    "stability)", setup_task, run_task_command),
+    Command("metrics", "statistics of a run's order parameter", _setup_metrics, _metrics),
+    Command("fit", "critical value and exponent from a summary.nc",
+            _setup_fit, _fit,
+            description="Fit P = A s^e, s the reduced distance from the critical value, on "
+                        "the ordered side. A summary written by flocklab names its model, "
+                        "which declares the controls; any other summary needs per-replicate "
+                        "<P>_mean (and <P>_sem) on (control, replicate or seed), --side and "
+                        "--exponent."),
+    Command("fss", "critical point and exponents by finite-size scaling of a summary",
+            _setup_fss, run_fss_command, description=FSS_DESCRIPTION),
+)
+TOOLS = (
+    Command("explore", "a live explorer of a model in the browser", setup_explore, run_explore,
+            description=EXPLORE_DESCRIPTION),
+    Command("params", "list a model's parameters", _setup_params, _run_params),
+    *PIPELINE_COMMANDS,
+)
 
 
 def _set_verbosity(logger: logging.Logger, verbose: bool) -> None:
@@ -397,7 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for verb in ("simulate", "task"):
         if verb in argv[:-1]:
             wanted = argv[argv.index(verb) + 1]
-    parser = build_parser(wanted if wanted in available_models() else "")
+    words = [item for item in argv if not item.startswith("-")]
+    parser = build_parser(wanted if wanted in available_models() else "",
+                          command=words[0] if words else None)
     args = parser.parse_args(argv)
     _set_verbosity(logging.getLogger("flocklab"), args.verbose)
     try:

@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from flocklab.core.commands import Command, CommandContext
+
 #: Profiles of the packaged workflow (``--profile``): directories under workflow/profiles.
 PROFILES = ("default", "slurm")
 #: The config ``flocklab run`` and ``check-config`` read when none is given.
@@ -30,13 +32,7 @@ def workflow_dir() -> Path:
     return Path(str(resources.files("flocklab") / "workflow"))
 
 
-def add_pipeline_parsers(commands: argparse._SubParsersAction) -> None:
-    """The ``run``, ``init`` and ``check-config`` commands."""
-    run = commands.add_parser(
-        "run", help="run the pipeline (simulations, analyses, figures) on a config",
-        description="Run the workflow of CONFIG in the current directory (results/). "
-                    "Jobs already done are not run again; after a kill, the same command "
-                    "resumes.", allow_abbrev=False)
+def _setup_run(run: argparse.ArgumentParser, context: CommandContext) -> None:
     run.add_argument("config", nargs="?", default=None,
                      help=f"YAML config file (default: {DEFAULT_CONFIG})")
     run.add_argument("--only", nargs="+", action="extend", default=[], metavar="NAME",
@@ -57,14 +53,13 @@ def add_pipeline_parsers(commands: argparse._SubParsersAction) -> None:
                           "the results directory, run nothing (an interrupted run removes "
                           "its own)")
 
-    init = commands.add_parser("init", help="write a commented starter config into DIR",
-                               allow_abbrev=False)
+
+def _setup_init(init: argparse.ArgumentParser, context: CommandContext) -> None:
     init.add_argument("dir", help="directory (created if missing)")
     init.add_argument("--force", action="store_true", help="overwrite an existing config")
 
-    check = commands.add_parser(
-        "check-config", help="validate a workflow config and print its plan and cost",
-        allow_abbrev=False)
+
+def _setup_check(check: argparse.ArgumentParser, context: CommandContext) -> None:
     check.add_argument("config", nargs="?", default=None,
                        help=f"YAML config file (default: {DEFAULT_CONFIG})")
 
@@ -221,10 +216,15 @@ def init_command(args: argparse.Namespace) -> None:
           f"flocklab run config.yaml")
 
 
-def pipeline_command(args: argparse.Namespace) -> Any:
-    """Dispatch ``run``, ``init`` and ``check-config``."""
-    if args.command == "run":
-        return run_command(args)
-    if args.command == "init":
-        return init_command(args)
-    return check_config_command(args)
+#: The pipeline's commands.
+PIPELINE_COMMANDS = (
+    Command("run", "run the pipeline (simulations, analyses, figures) on a config",
+            _setup_run, run_command,
+            description="Run the workflow of CONFIG in the current directory (results/). "
+                        "Jobs already done are not run again; after a kill, the same command "
+                        "resumes."),
+    Command("init", "write a commented starter config into DIR", _setup_init,
+            init_command),
+    Command("check-config", "validate a workflow config and print its plan and cost",
+            _setup_check, check_config_command),
+)

@@ -14,20 +14,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from flocklab.core.parameters import ParameterSpec
+from flocklab.core.commands import CommandContext, add_task_arguments, task_arguments
 
 
-def add_task_parser(commands: argparse._SubParsersAction, wanted: str | None,
-                    add_parameter: Any) -> None:
-    """The ``task`` command; only ``wanted``'s module is imported when a model is named
-    (``None``: every model's)."""
+def setup_task(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    """The ``task`` command's parsers: one per model and task; only the wanted model's
+    module is imported when a model is named (``context.wanted``; ``None``: every model's)."""
     from flocklab.core.registry import available_models, get_model
 
-    task = commands.add_parser("task", help="run a model's named computation (e.g. the "
-                                            "contest questions, integrator stability)")
-    models = task.add_subparsers(dest="model", required=True, metavar="MODEL")
+    models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
     for name in available_models():
-        if wanted is not None and name != wanted:
+        if context.wanted is not None and name != context.wanted:
             models.add_parser(name, help="(see flocklab task NAME --help)")
             continue
         model = get_model(name)
@@ -41,24 +38,10 @@ def add_task_parser(commands: argparse._SubParsersAction, wanted: str | None,
             sub = tasks.add_parser(declared.name, help=declared.description,
                                    description=f"{declared.description}. Model "
                                                f"{model.name}: {model.reference}.")
-            _add_options(sub, declared.options, model.parameters, add_parameter)
-
-
-def _add_options(parser: argparse.ArgumentParser, options: tuple[ParameterSpec, ...],
-                 parameters: tuple[ParameterSpec, ...], add_parameter: Any) -> None:
-    group = parser.add_argument_group("task options")
-    for spec in options:
-        add_parameter(group, spec)
-    taken = {spec.name for spec in options}
-    model = parser.add_argument_group("model parameters")
-    for spec in parameters:
-        if spec.name in taken:
-            add_parameter(model, spec, prefix="model-")
-        else:
-            add_parameter(model, spec)
-    parser.add_argument("--out-dir", default=".", metavar="DIR",
-                        help="directory for result.json and the task's tables; default: "
-                             "the current directory")
+            add_task_arguments(sub, declared.options, model.parameters, context.add_parameter)
+            sub.add_argument("--out-dir", default=".", metavar="DIR",
+                             help="directory for result.json and the task's tables; default: "
+                                  "the current directory")
 
 
 def run_task_command(args: argparse.Namespace) -> dict[str, Any]:
@@ -74,13 +57,7 @@ def run_task_command(args: argparse.Namespace) -> dict[str, Any]:
         raise ParameterError("model", f"model '{model.name}' offers no tasks; models with "
                                       f"tasks: {', '.join(offering)}")
     task = model.task(args.task)
-    names = {spec.name for spec in task.options}
-    options = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
-    params = {}
-    for spec in model.parameters:
-        dest = f"model-{spec.name}" if spec.name in names else spec.name
-        if getattr(args, dest, None) is not None:
-            params[spec.name] = getattr(args, dest)
+    params, options = task_arguments(args, task.options, model.parameters)
     out = Path(args.out_dir) / "result.json"
     document = run_task({"model": model.name, "task": task.name, "params": params,
                          "options": options}, out)

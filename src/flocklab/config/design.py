@@ -129,10 +129,11 @@ def _check_factor_ends(where: str, method: str, model: Any, base: Mapping[str, A
                        factors: list[Factor]) -> None:
     """Every level or range end must be a valid parameter value at the baseline."""
     for factor in factors:
-        ends = (factor.values if method == "oat" else (factor.low, factor.high))
+        values = METHODS[method].factors_as == "values"
+        ends = (factor.values if values else (factor.low, factor.high))
         for position, value in enumerate(ends):
             key = (f"{where}.factors.{factor.name}." +
-                   (f"values[{position}]" if method == "oat" else ("low", "high")[position]))
+                   (f"values[{position}]" if values else ("low", "high")[position]))
             params = dict(base)
             model.set_factor(params, factor.name, value)
             try:
@@ -156,15 +157,14 @@ def _factors(where: str, settings: Mapping[str, Any], model_name: str) -> list[F
         if target != name and target in settings["factors"]:
             raise ConfigError(f"config key '{key}': '{name}' sets '{target}', which is a "
                               f"factor too; vary one of them")
-        factors.append(_oat_factor(key, name, spec) if method == "oat"
-                       else _range_factor(key, name, spec, method))
+        factors.append(_FACTOR_FORMS[METHODS[method].factors_as](key, name, spec, method))
     return factors
 
 
-def _oat_factor(key: str, name: str, spec: Mapping[str, Any]) -> Factor:
-    """A factor of an ``oat`` design: distinct numeric levels as ``values``."""
+def _values_factor(key: str, name: str, spec: Mapping[str, Any], method: str) -> Factor:
+    """A factor given by its levels: distinct numeric ``values``."""
     if "values" not in spec or {"low", "high", "mean", "sd"} & set(spec):
-        raise ConfigError(f"config key '{key}': method 'oat' takes the factor's "
+        raise ConfigError(f"config key '{key}': method '{method}' takes the factor's "
                           f"levels as 'values' (a list or a range), not low/high")
     values = expand_values(spec["values"])
     if not values or len(set(values)) != len(values):
@@ -176,7 +176,7 @@ def _oat_factor(key: str, name: str, spec: Mapping[str, Any]) -> Factor:
 
 
 def _range_factor(key: str, name: str, spec: Mapping[str, Any], method: str) -> Factor:
-    """A factor of a ``morris`` or ``sobol`` design: a range, uniform or truncated normal."""
+    """A factor given by a range, uniform or truncated normal."""
     if "values" in spec or "low" not in spec or "high" not in spec:
         raise ConfigError(f"config key '{key}': method '{method}' needs a range "
                           f"{{low, high}} (and no 'values')")
@@ -191,13 +191,20 @@ def _range_factor(key: str, name: str, spec: Mapping[str, Any], method: str) -> 
     return Factor(name, low, high)
 
 
+#: How each method's factors are read: by the method's ``factors_as``.
+_FACTOR_FORMS = {"values": _values_factor, "range": _range_factor}
+
+
 def _check_claims(where: str, settings: Mapping[str, Any], factors: list[Factor]) -> None:
-    """Claims (oat only) name a factor and an output, with a trend or a bound at a level."""
+    """Claims (of a method that tests them) name a factor and an output, with a trend or a
+    bound at a level."""
     levels = {factor.name: factor.values for factor in factors}
     for position, claim in enumerate(settings.get("claims", [])):
         key = f"{where}.claims[{position}]"
-        if settings["method"] != "oat":
-            raise ConfigError(f"config key '{key}': claims are tested on 'oat' studies only")
+        if not METHODS[settings["method"]].claims:
+            testing = [name for name, method in METHODS.items() if method.claims]
+            raise ConfigError(f"config key '{key}': claims are tested on "
+                              f"{', '.join(repr(name) for name in testing)} studies only")
         if claim["parameter"] not in levels:
             raise ConfigError(f"config key '{key}.parameter': '{claim['parameter']}' is not a "
                               f"factor; factors: {', '.join(levels)}")

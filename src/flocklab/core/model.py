@@ -52,6 +52,10 @@ Declarations (class attributes):
     How a run is drawn: a :class:`flocklab.figures.drawing.Drawing` subclass or its
     ``"module:Class"`` path (imported only when a figure is drawn); ``None`` draws the
     entities' ``x``, ``y`` as points.
+``commands``
+    The model's own ``flocklab`` sub-commands besides ``simulate`` and ``task``: a sequence
+    of :class:`flocklab.core.commands.Command` or its ``"module:NAME"`` path (imported only
+    when the command line is built); ``None``: none.
 
 Hooks, in the order the driver calls them:
 
@@ -364,6 +368,7 @@ class Model:
     tasks: ClassVar[tuple[Task, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
     drawing: ClassVar[str | type | None] = None
+    commands: ClassVar[str | tuple | None] = None
     #: Entity-updates per chunk between progress reports, finiteness checks and checkpoints.
     chunk_updates: ClassVar[int] = 1 << 22
 

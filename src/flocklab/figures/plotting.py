@@ -1064,11 +1064,17 @@ def sobol_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     return fig
 
 
+#: Axis symbols of the sensitivity indices drawn against the sample size.
+INDEX_SYMBOLS = {"S1": "$S_1$", "ST": "$S_T$", "mu_star": r"$\mu^*$"}
+
+
 def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
     """Indices against the number of base samples (Sobol: S1 solid, ST dashed) or
     trajectories (Morris: mu*), with confidence bands."""
-    sobol = sensitivity.attrs["method"] == "sobol"
-    indices = [("S1", "-"), ("ST", "--")] if sobol else [("mu_star", "-")]
+    from flocklab.analysis.sensitivity import METHODS
+
+    method = METHODS[sensitivity.attrs["method"]]
+    indices = list(zip(method.headline, ("-", "--"), strict=False))
     fig, axes, outputs, factors = _output_panels(sensitivity)
     sizes = sensitivity["sample_size"].values
     for ax, output in zip(axes, outputs, strict=True):
@@ -1082,8 +1088,11 @@ def convergence_figure(sensitivity: xr.Dataset, title: str = "") -> plt.Figure:
                 ax.fill_between(sizes, values - conf, values + conf, color=f"C{k}", alpha=0.12,
                                 linewidth=0)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("base samples $N$" if sobol else "trajectories")
-    axes[0].set_ylabel(r"$S_1$ (solid), $S_T$ (dashed)" if sobol else r"$\mu^*$")
+        ax.set_xlabel(method.sample_name)
+    symbols = [INDEX_SYMBOLS[index] for index, _ in indices]
+    axes[0].set_ylabel(symbols[0] if len(symbols) == 1 else ", ".join(
+        f"{symbol} ({style_name})" for symbol, style_name in zip(symbols, ("solid", "dashed"),
+                                                                 strict=False)))
     style.legend(fig, axes)
     style.title(fig, title)
     return fig

@@ -421,3 +421,24 @@ def test_rk4_amplification_matrix_is_its_stability_polynomial():
     beyond = abs(1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24)
     assert beyond > 1.0
     assert spectral_radius("rk4", 2.9 / OMEGA, lin) == pytest.approx(beyond, rel=1e-10)
+
+
+def test_theory_on_one_blas_thread_agrees_with_the_threads_given():
+    """The theory limits computed on one BLAS thread (as the stability table does) are those
+    on the threads given, to rounding (relative 1e-8), on a 5 x 5 cloth whose G(h) is large
+    enough (132 x 132) for OpenBLAS to thread; the thread count is restored afterwards."""
+    from flocklab.core.threads import _numpy_openblas, blas_threads
+
+    lin = linearise(cloth(5, 5))
+    found = _numpy_openblas()
+    before = found[0]() if found else None
+    given = [theory_dt_max(m, lin).dt_max for m in ("semi_implicit_euler", "position_verlet")]
+    with blas_threads(1) as previous:
+        assert previous == before
+        if found:
+            assert found[0]() == 1
+        single = [theory_dt_max(m, lin).dt_max
+                  for m in ("semi_implicit_euler", "position_verlet")]
+    assert found is None or found[0]() == before
+    assert single == pytest.approx(given, rel=1e-8)
+    assert all(0.0 < dt < math.inf for dt in single)

@@ -17,6 +17,7 @@ from flocklab.figures.kinds.base import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
     from matplotlib.figure import Figure
 
     from flocklab.config.study import Study
@@ -26,15 +27,19 @@ class AnalysisKind(StudyKind):
     """A kind drawn from a study's summary and one analysis file, by one plotting function.
 
     Subclasses set ``section`` (the study's section the analysis needs: ``critical``,
-    ``fss``), ``file`` (what it writes, read after the summary), ``plot`` (the name of the
-    function of :mod:`flocklab.figures.plotting`, called with both datasets and ``title``)
-    and ``text`` (the caption).
+    ``fss``), ``file`` (what it writes, read after the summary), ``plot`` (the drawing
+    function of :mod:`flocklab.figures.plotting`, imported when a figure is drawn and called
+    with both datasets and ``title``) and ``text`` (the caption).
     """
 
     section: ClassVar[str]
     file: ClassVar[str]
-    plot: ClassVar[str]
     text: ClassVar[str]
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        """The kind's drawing function applied to the study's summary and analysis."""
+        raise NotImplementedError
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -48,10 +53,8 @@ class AnalysisKind(StudyKind):
                 paths.study_file(figure["study"], self.file)]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
-        from flocklab.figures import plotting
-
         summary, analysis = open_inputs(inputs)
-        return getattr(plotting, self.plot)(summary, analysis, title=figure["title"])
+        return self.plot(summary, analysis, title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
         return [self.text, *([design_text(study)] if study.sensitivity is not None else [])]
@@ -63,7 +66,7 @@ class CriticalLogLog(AnalysisKind):
     name = "critical_loglog"
     description = ("ln v_a against the log reduced distance with the single-size effective fit "
                    "(needs the study's critical section)")
-    section, file, plot = "critical", "critical.nc", "critical_loglog_figure"
+    section, file = "critical", "critical.nc"
     text = ("Vicsek et al.'s single-size procedure: the order parameter :math:`P` against the "
             "reduced distance from the fitted value, on log axes, one fit per size. The fitted "
             "value is a shape parameter of that size's curve and the exponent an *effective* "
@@ -75,6 +78,12 @@ class CriticalLogLog(AnalysisKind):
             "every start, and window range), the two halves of the seeds, and what limits the "
             "fit (results/<study>/critical.json).")
 
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import critical_loglog_figure
+
+        return critical_loglog_figure(summary, analysis, title=title)
+
 
 class FssCurves(AnalysisKind):
     """Order parameter, Binder cumulant and susceptibility per size (``fss.nc``)."""
@@ -82,7 +91,7 @@ class FssCurves(AnalysisKind):
     name = "fss_curves"
     description = ("order parameter, Binder cumulant and susceptibility per size on their grids "
                    "(needs the study's fss section)")
-    section, file, plot = "fss", "fss.nc", "fss_curves_figure"
+    section, file = "fss", "fss.nc"
     text = ("Order parameter :math:`\\langle|P|\\rangle`, Binder cumulant "
             ":math:`U = 1 - \\langle P^4\\rangle/(3\\langle P^2\\rangle^2)` and "
             "susceptibility :math:`\\chi = N(\\langle P^2\\rangle - "
@@ -92,6 +101,12 @@ class FssCurves(AnalysisKind):
             "that count, where the curves differ by two standard errors on both sides), "
             "x marks the susceptibility maxima (results/<study>/fss.json).")
 
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import fss_curves_figure
+
+        return fss_curves_figure(summary, analysis, title=title)
+
 
 class FssScaling(AnalysisKind):
     """The power laws in L behind the exponents (``fss.nc``)."""
@@ -99,12 +114,18 @@ class FssScaling(AnalysisKind):
     name = "fss_scaling"
     description = ("Binder slope at x_c, order parameter at x_c and chi maxima against L on "
                    "log axes (needs the study's fss section)")
-    section, file, plot = "fss", "fss.nc", "fss_scaling_figure"
+    section, file = "fss", "fss.nc"
     text = ("The three finite-size power laws: the Binder cumulant's slope at the critical "
             "value (:math:`\\propto L^{1/\\nu}`), the order parameter there "
             "(:math:`\\propto L^{-\\beta/\\nu}`) and the susceptibility maxima "
             "(:math:`\\propto L^{\\gamma/\\nu}`), with 68 % bootstrap intervals over "
             "replicates that rerun every estimator; lines: the least-squares power laws.")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import fss_scaling_figure
+
+        return fss_scaling_figure(summary, analysis, title=title)
 
 
 class Collapse(AnalysisKind):
@@ -112,11 +133,17 @@ class Collapse(AnalysisKind):
 
     name = "collapse"
     description = "the finite-size data collapse (needs the study's fss section)"
-    section, file, plot = "fss", "fss.nc", "collapse_figure"
+    section, file = "fss", "fss.nc"
     text = ("Finite-size data collapse :math:`P L^{\\beta/\\nu}` against "
             ":math:`t L^{1/\\nu}`, :math:`t = (x - x_c)/x_c`, at the parameters minimising "
             "the quality :math:`S` of Houdayer and Hartmann (2004) within the collapse "
             "window (:math:`S \\approx 1`: a collapse within the errors).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import collapse_figure
+
+        return collapse_figure(summary, analysis, title=title)
 
 
 class FssCritical(AnalysisKind):
@@ -124,12 +151,18 @@ class FssCritical(AnalysisKind):
 
     name = "fss_critical"
     description = "pseudo-critical points against L^(-1/nu) (needs the study's fss section)"
-    section, file, plot = "fss", "fss.nc", "fss_critical_figure"
+    section, file = "fss", "fss.nc"
     text = ("Pseudo-critical points against :math:`L^{-1/\\nu}`: the susceptibility maxima "
             "(68 % bootstrap bars), the Binder crossings of every size pair (at the pair's "
             "geometric-mean size) and, where the study is also fitted one size at a time, "
             "the single-size effective fits; the star is the critical value extrapolated "
             "from the crossings (results/<study>/fss.json).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import fss_critical_figure
+
+        return fss_critical_figure(summary, analysis, title=title)
 
 
 class Distribution(AnalysisKind):
@@ -137,23 +170,34 @@ class Distribution(AnalysisKind):
 
     name = "distribution"
     description = "order-parameter histograms at each size's largest chi (needs fss)"
-    section, file, plot = "fss", "fss.nc", "distribution_figure"
+    section, file = "fss", "fss.nc"
     text = ("Distribution of the order parameter :math:`P` (pooled over replicates) at the "
             "control value of each size's largest susceptibility; two interior peaks signal "
             "a discontinuous transition, marked in the legend.")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import distribution_figure
+
+        return distribution_figure(summary, analysis, title=title)
 
 
 class SensitivityKind(StudyKind):
     """A kind drawn from a sensitivity study's ``sensitivity.nc`` by one plotting function.
 
     Subclasses set ``methods`` (the sensitivity methods whose results it draws), ``plot``
-    (the name of the function of :mod:`flocklab.figures.plotting`, called with the dataset
-    and ``title``) and ``text`` (the caption, before the design's description).
+    (the drawing function of :mod:`flocklab.figures.plotting`, imported when a figure is
+    drawn and called with the dataset and ``title``) and ``text`` (the caption, before the
+    design's description).
     """
 
     methods: ClassVar[tuple[str, ...]]
-    plot: ClassVar[str]
     text: ClassVar[str]
+
+    @staticmethod
+    def plot(sensitivity: xr.Dataset, title: str) -> Figure:
+        """The kind's drawing function applied to ``sensitivity.nc``."""
+        raise NotImplementedError
 
     def check_study(self, where: str, figure: Mapping[str, Any], study: Study,
                     context: FigureContext) -> None:
@@ -167,10 +211,8 @@ class SensitivityKind(StudyKind):
         return [paths.study_file(figure["study"], "sensitivity.nc")]
 
     def draw(self, figure: Mapping[str, Any], inputs: Sequence[Any]) -> Figure:
-        from flocklab.figures import plotting
-
         (sensitivity,) = open_inputs(inputs)
-        return getattr(plotting, self.plot)(sensitivity, title=figure["title"])
+        return self.plot(sensitivity, title=figure["title"])
 
     def describe(self, figure: Mapping[str, Any], study: Study) -> list[str]:
         return [self.text, *([design_text(study)] if study.sensitivity is not None else [])]
@@ -182,7 +224,7 @@ class Oat(SensitivityKind):
     name = "oat"
     description = ("output against each factor with replicate error bars (needs a sensitivity "
                    "section of method oat)")
-    methods, plot = ("oat",), "oat_figure"
+    methods = ("oat",)
     text = ("One factor at a time around the baseline: each output against each factor "
             "(grey dots: single runs; markers: replicate means with standard errors); numbers "
             "in results/<study>/sensitivity.json.")
@@ -198,6 +240,12 @@ class Oat(SensitivityKind):
     CENSORED = ("A censored time is not averaged: runs with the event are grey dots, censored "
                 "runs open triangles at their censoring time, the markers Kaplan-Meier medians "
                 "with their Brookmeyer-Crowley intervals (open circle: median not reached).")
+
+    @staticmethod
+    def plot(sensitivity: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import oat_figure
+
+        return oat_figure(sensitivity, title=title)
 
     def caption(self, name: str, figure: Mapping[str, Any], context: FigureContext) -> str:
         """The study caption, saying only the tests its claims use (:attr:`CLAUSES`)."""
@@ -229,10 +277,16 @@ class Morris(SensitivityKind):
 
     name = "morris"
     description = "mu* against sigma (needs a sensitivity section of method morris)"
-    methods, plot = ("morris",), "morris_figure"
+    methods = ("morris",)
     text = ("Morris screening: sigma against mu* (mean absolute elementary effect per full "
             "factor range) with mu*'s bootstrap interval; above the dashed line sigma = mu* "
             "effects are mostly non-linear or interacting.")
+
+    @staticmethod
+    def plot(sensitivity: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import morris_figure
+
+        return morris_figure(sensitivity, title=title)
 
 
 class Sobol(SensitivityKind):
@@ -241,10 +295,16 @@ class Sobol(SensitivityKind):
     name = "sobol"
     description = ("S1 and ST bars with intervals (needs a sensitivity section of method "
                    "sobol)")
-    methods, plot = ("sobol",), "sobol_figure"
+    methods = ("sobol",)
     text = ("First-order (S1) and total (ST) Sobol' indices from a Saltelli design, with "
             "bootstrap confidence intervals; ST - S1 is the share of the output variance "
             "due to interactions.")
+
+    @staticmethod
+    def plot(sensitivity: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import sobol_figure
+
+        return sobol_figure(sensitivity, title=title)
 
 
 class SensitivityConvergence(SensitivityKind):
@@ -253,10 +313,16 @@ class SensitivityConvergence(SensitivityKind):
     name = "sensitivity_convergence"
     description = ("indices against sample size (needs a sensitivity section of method morris "
                    "or sobol)")
-    methods, plot = ("morris", "sobol"), "convergence_figure"
+    methods = ("morris", "sobol")
     text = ("The indices recomputed from the first N base samples (Sobol) or trajectories "
             "(Morris): curves that have levelled off within their bands show the sample "
             "size suffices.")
+
+    @staticmethod
+    def plot(sensitivity: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.plotting import convergence_figure
+
+        return convergence_figure(sensitivity, title=title)
 
 
 class Survival(SensitivityKind):

@@ -113,6 +113,7 @@ class DragonChain(Model):
     )
     tasks = TASKS
     drawing = "flocklab.models.dragon_chain.figures:ChainDrawing"
+    commands = "flocklab.models.dragon_chain.commands:COMMANDS"
 
     # ----------------------------------------------------------------- set-up
 

@@ -1,7 +1,8 @@
 r"""The five answers as JSON-ready documents with their checks and contest tables.
 
-One place for what the command line (``flocklab dragon``, :mod:`flocklab.cli.dragon`) and
-the pipeline tasks (:mod:`flocklab.models.dragon_chain.tasks`) report about each question:
+One place for what the command line (``flocklab dragon``,
+:mod:`flocklab.models.dragon_chain.commands`) and the pipeline tasks
+(:mod:`flocklab.models.dragon_chain.tasks`) report about each question:
 
 * :func:`trajectory_checks` — chord constraint :math:`\max_i ||P_i - P_{i+1}| - d_i|` and the
   rigid-bench speeds against central differences of the positions,

@@ -110,6 +110,7 @@ class Springs(Model):
     #: Stability table and claims, cloth cost, accuracy orders (flocklab.models.springs.tasks).
     tasks = TASKS
     drawing = "flocklab.models.springs.figures:SpringsDrawing"
+    commands = "flocklab.models.springs.commands:COMMANDS"
     #: The tongue of the tongue-model article (6 points, k = 50 N/m, d = 0.5 N s/m, rest
     #: 5 cm, 1 N at the tip) with its two integrators at its dt = 0.01 s, and the default
     #: config's soft cloth.

@@ -40,7 +40,9 @@ from typing import Any
 import numpy as np
 
 from flocklab.analysis.verdicts import Verdict
-from flocklab.models.springs.integrators import STUDY_METHODS, method_label
+from flocklab.core.progress import Progress
+from flocklab.core.threads import blas_threads
+from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS, method_label
 from flocklab.models.springs.run import integrate
 from flocklab.models.springs.stability import (
     GROWTH,
@@ -122,12 +124,28 @@ def configurations(cloth_size: int = 10) -> list[tuple[str, SpringSystem]]:
 def _radius(cache: dict[str, dict[float, float]], method: str, dt: float, lin: Any,
             mu: np.ndarray) -> float:
     """Spectral radius of ``method``'s G(dt), cached; NaN for no finite step or no theory."""
-    if not math.isfinite(dt) or dt <= 0.0 or method.startswith("scipy_"):
+    if not math.isfinite(dt) or dt <= 0.0 or not INTEGRATORS[method].linear_theory:
         return math.nan
     radii = cache.setdefault(method, {})
     if dt not in radii:
-        radii[dt] = spectral_radius(method, dt, lin, generator_eigenvalues=mu)
+        with blas_threads(1):
+            radii[dt] = spectral_radius(method, dt, lin, generator_eigenvalues=mu)
     return radii[dt]
+
+
+def _theory_limits(label: str, method: str, lin: Any, mu: np.ndarray, rate: float,
+                   cache: dict[float, float]) -> tuple[Any, Any]:
+    """The linear theory's limits of ``method`` at the tolerance and at the rate threshold
+    (one cache of spectral radii), on one BLAS thread, with a progress line."""
+    start = time.perf_counter()
+    with blas_threads(1):
+        limits = (theory_dt_max(method, lin, generator_eigenvalues=mu, radii=cache),
+                  theory_dt_max(method, lin, tolerance=math.expm1(rate),
+                                refine=RATE_THEORY_REFINE, generator_eigenvalues=mu,
+                                radii=cache))
+    logger.info("%s, %s: dt_max %.4g s in theory (%d spectral radii, %.1f s)", label, method,
+                limits[0].dt_max, len(cache), time.perf_counter() - start)
+    return limits
 
 
 def agreement(row: StabilityRow, growth: float = GROWTH) -> str:
@@ -171,24 +189,25 @@ def stability_table(configs: Sequence[tuple[str, SpringSystem]],
     for label, system in configs:
         x_eq = static_equilibrium(system)
         lin = linearise(system, x_eq)
-        mu = np.linalg.eigvals(lin.generator())
+        with blas_threads(1):  # small dense problems: threads cost more than they save
+            mu = np.linalg.eigvals(lin.generator())
         sqrt_mk = math.sqrt(float(np.min(system.mass[~system.fixed]))
                             / float(np.max(system.stiffness)))
         theories: dict[str, Any] = {}
         radii: dict[str, dict[float, float]] = {}
         for method in methods:
-            # the article's "Verlet" has semi-implicit Euler's update, hence the same G(h)
-            same_update = "semi_implicit_euler" if method == "article_verlet" else method
+            # a method with another's update (the article's "Verlet") shares its G(h)
+            same_update = INTEGRATORS[method].same_update_as or method
             if same_update not in theories:
-                cache = radii.setdefault(same_update, {})
-                theories[same_update] = (
-                    theory_dt_max(same_update, lin, generator_eigenvalues=mu, radii=cache),
-                    theory_dt_max(same_update, lin, tolerance=math.expm1(rate),
-                                  refine=RATE_THEORY_REFINE, generator_eigenvalues=mu,
-                                  radii=cache))
+                theories[same_update] = _theory_limits(label, same_update, lin, mu, rate,
+                                                       radii.setdefault(same_update, {}))
             theory, theory_rate = theories[same_update]
             start = time.perf_counter()
-            measured = measured_dt_max(system, method, x_eq, **measure)
+            points = int(measure.get("points", 13)) + int(measure.get("refine", 7))
+            bar = Progress(points, f"{label}, {method}: runs")
+            measured = measured_dt_max(system, method, x_eq, **measure,
+                                       on_probe=lambda _, n, update=bar.update: update(n))
+            bar.close()
             logger.info("%s, %s: dt_max %.4g s measured, %.4g s in theory (%.1f s)", label,
                         method, measured.dt_max, theory.dt_max, time.perf_counter() - start)
             dt_unstable = measured.dt_unstable

@@ -35,7 +35,7 @@ import numpy as np
 from flocklab.core.parameters import ParameterError
 from flocklab.core.registry import get_model
 from flocklab.figures.drawing import Drawing, Glyph, segments_as_lines, time_text
-from flocklab.models.springs.integrators import method_label
+from flocklab.models.springs.integrators import INTEGRATORS, method_label
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -62,9 +62,11 @@ def _select(available: Sequence[str], chosen: Sequence[str] | None, option: str)
 
 def classify_limit(value: float | None, method: str, theory: bool) -> str:
     """``"number"``, ``"stable"`` (infinite / lower bound), ``"unstable"`` (0) or ``"none"``
-    (no linear theory: ``scipy_*``) for one stored limit (see the module docstring)."""
+    (no linear theory: the registry's ``linear_theory`` false, the ``scipy_*`` references)
+    for one stored limit (see the module docstring)."""
     if value is None:
-        return "none" if theory and method.startswith("scipy_") else "stable"
+        no_theory = method in INTEGRATORS and not INTEGRATORS[method].linear_theory
+        return "none" if theory and no_theory else "stable"
     return "unstable" if value == 0 else "number"
 
 

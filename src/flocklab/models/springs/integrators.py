@@ -68,20 +68,25 @@ cloth simulation", SIGGRAPH 1998 (implicit Euler with the sparse spring Jacobian
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from flocklab.core.parameters import ParameterError
 
+#: The coefficient 1 of the declared stability polynomials (exact rationals).
+ONE = Fraction(1)
+
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
 
+    from flocklab.models.springs.stability import LinearSystem
     from flocklab.models.springs.structure import SpringSystem
 
 
 class Integrator:
-    """Base class of a fixed-step integrator (subclass contract below).
+    r"""Base class of a fixed-step integrator (subclass contract below).
 
     Parameters
     ----------
@@ -107,7 +112,20 @@ class Integrator:
     * per-step solver information goes into ``self.stats`` (lists or counters), e.g. Newton
       iterations of each step; ``step`` never raises on non-finite values (the driver detects
       blow-up);
-    * a docstring stating how velocity-dependent forces are treated.
+    * a docstring stating how velocity-dependent forces are treated;
+    * its linear stability facts, in one place (:mod:`~flocklab.models.springs.stability`
+      asks for them and knows no method by name): a method that applied to
+      :math:`\dot y = Ly` gives :math:`y' = R(hL)\,y` declares ``stability_polynomials``
+      :math:`(P, Q)`, :math:`R = P/Q` (coefficients in ascending powers, e.g. RK4's
+      :math:`(1, 1, \tfrac12, \tfrac16, \tfrac1{24}), (1,)`, as :class:`~fractions.Fraction`);
+      any other method overrides the
+      class method :meth:`amplification`, its one-step matrix :math:`G(h)` on
+      :math:`(\xi, \dot\xi)` of the linearised system
+      :math:`M\ddot\xi = -K\xi - C\dot\xi`; a method whose update is algebraically another
+      one's names it in ``same_update_as`` (its theory is that one's); a method without a
+      fixed-step amplification matrix (an adaptive reference) sets ``linear_theory = False``.
+      A conformance test checks the declared :math:`G(h)` against one step of :meth:`step`
+      on every registered integrator.
     """
 
     name: ClassVar[str] = ""
@@ -115,6 +133,40 @@ class Integrator:
     force_evaluations: ClassVar[int] = 1
     implicit: ClassVar[bool] = False
     options: ClassVar[dict[str, Any]] = {}
+    #: ``(P, Q)``: the stability function R(z) = P(z)/Q(z), coefficients in ascending powers
+    #: (None: the method is not R(hL) and overrides :meth:`amplification`).
+    stability_polynomials: ClassVar[tuple[tuple[Fraction, ...], tuple[Fraction, ...]] | None] \
+        = None
+    #: False when the method has no fixed-step amplification matrix (no linear theory).
+    linear_theory: ClassVar[bool] = True
+    #: Name of the integrator whose update this one is algebraically ('' if none).
+    same_update_as: ClassVar[str] = ""
+
+    @classmethod
+    def stability_function(cls, z: np.ndarray) -> np.ndarray:
+        r""":math:`R(z) = P(z)/Q(z)` elementwise (``z`` complex, any shape); only for methods
+        declaring ``stability_polynomials``.
+
+        References: E. Hairer, G. Wanner, *Solving Ordinary Differential Equations II*, 2nd
+        ed., Springer 1996, ch. IV.2.
+        """
+        numerator, denominator = _declared(cls)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _series(numerator, z) / _series(denominator, z)
+
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        r"""One-step matrix :math:`G(h)` on :math:`(\xi, \dot\xi)`, shape (2n, 2n), of the
+        linear system ``lin`` (:class:`~flocklab.models.springs.stability.LinearSystem`).
+
+        The default is :math:`Q(hL)^{-1}P(hL)` from ``stability_polynomials``, with
+        :math:`L = [[0, I], [-M^{-1}K, -M^{-1}C]]`; ``options`` are the method's options
+        (defaults: :attr:`options`).
+        """
+        numerator, denominator = _declared(cls)
+        hl = h * lin.generator()
+        p, q = _matrix_polynomial(numerator, hl), _matrix_polynomial(denominator, hl)
+        return p if denominator == (ONE,) else np.linalg.solve(q, p)
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         if isinstance(dt, bool) or not isinstance(dt, int | float) or not dt > 0.0 \
@@ -148,10 +200,45 @@ class Integrator:
         raise NotImplementedError
 
 
+def _declared(cls: type[Integrator]) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    if cls.stability_polynomials is None:
+        raise NotImplementedError(f"integrator '{cls.name}' declares no stability polynomials")
+    return cls.stability_polynomials
+
+
+def _series(coefficients: tuple[Fraction, ...], z: np.ndarray) -> np.ndarray:
+    """:math:`\\sum_k z^k p_k/q_k` term by term in ascending powers (``1 + z + z**2/2 + ...``,
+    so that a coefficient 1/6 is a division by 6, not a multiplication by its rounding)."""
+    total = np.zeros_like(z, dtype=complex) if np.iscomplexobj(z) else np.zeros_like(z, float)
+    for power, c in enumerate(coefficients):
+        total = total + z**power * c.numerator / c.denominator
+    return total
+
+
+def _matrix_polynomial(coefficients: tuple[Fraction, ...], a: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_k c_k A^k` by Horner's rule, shape of ``a``."""
+    identity = np.eye(a.shape[0])
+    result = float(coefficients[-1]) * identity
+    for c in reversed(coefficients[:-1]):
+        result = a @ result + float(c) * identity
+    return result
+
+
+def _linear_parts(lin: LinearSystem) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`M^{-1}K` and :math:`M^{-1}C`, shape (n, n)."""
+    return lin.stiffness / lin.mass[:, None], lin.damping / lin.mass[:, None]
+
+
+def _unit_states(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``X = [I 0]``, ``V = [0 I]`` (shape (n, 2n)): applying an update to them gives G."""
+    return np.eye(n, 2 * n), np.eye(n, 2 * n, n)
+
+
 class ExplicitEuler(Integrator):
-    """Forward Euler; dampers at :math:`v_n`."""
+    """Forward Euler; dampers at :math:`v_n`. :math:`R(z) = 1 + z`."""
 
     name, order = "explicit_euler", 1
+    stability_polynomials = ((ONE, ONE), (ONE,))
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         a = self.acceleration(x, v, self._force)
@@ -163,6 +250,14 @@ class SemiImplicitEuler(Integrator):
     """Symplectic Euler (kick then drift); dampers at :math:`v_n`."""
 
     name, order = "semi_implicit_euler", 1
+
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        """G(h) from :math:`v' = v - h(Av + Bv)`, :math:`x' = x + hv'` (A, B: M^-1 K, C)."""
+        a_mat, b_mat = _linear_parts(lin)
+        x, v = _unit_states(lin.mass.size)
+        v1 = v + h * (-(a_mat @ x) - (b_mat @ v))
+        return np.vstack([x + h * v1, v1])
 
     def step(self, x: np.ndarray, v: np.ndarray) -> None:
         a = self.acceleration(x, v, self._force)
@@ -178,6 +273,12 @@ class ArticleVerlet(Integrator):
     """
 
     name, order = "article_verlet", 1
+    same_update_as = "semi_implicit_euler"
+
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        """Semi-implicit Euler's G(h) (the same update)."""
+        return SemiImplicitEuler.amplification(h, lin)
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
@@ -198,6 +299,16 @@ class VelocityVerlet(Integrator):
     """Velocity Verlet; the second force uses the predicted velocity :math:`v + h a_0`."""
 
     name, order, force_evaluations = "velocity_verlet", 2, 2
+
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        """G(h) from the update formulas applied to ``X = [I 0]``, ``V = [0 I]``."""
+        a_mat, b_mat = _linear_parts(lin)
+        x, v = _unit_states(lin.mass.size)
+        a0 = -(a_mat @ x) - (b_mat @ v)
+        x1 = x + h * v + 0.5 * h * h * a0
+        v1 = v + 0.5 * h * (a0 + (-(a_mat @ x1) - (b_mat @ (v + h * a0))))
+        return np.vstack([x1, v1])
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
@@ -252,6 +363,17 @@ class PositionVerlet(Integrator):
 
     name, order = "position_verlet", 2
 
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        r"""G(h) with the kick :math:`(M + \tfrac h2 C)(v' - v) = hF(x_{1/2}, v)`."""
+        a_mat, b_mat = _linear_parts(lin)
+        n = lin.mass.size
+        x, v = _unit_states(n)
+        x_half = x + 0.5 * h * v
+        v1 = v + np.linalg.solve(np.eye(n) + 0.5 * h * b_mat,
+                                 h * (-(a_mat @ x_half) - (b_mat @ v)))
+        return np.vstack([x_half + 0.5 * h * v1, v1])
+
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
         self._spring_dampers = bool(np.any(system.damping != 0.0))
@@ -304,6 +426,7 @@ class RK4(Integrator):
     """Classical fourth-order Runge–Kutta on :math:`(x, v)`; dampers at every stage."""
 
     name, order, force_evaluations = "rk4", 4, 4
+    stability_polynomials = ((ONE, ONE, Fraction(1, 2), Fraction(1, 6), Fraction(1, 24)), (ONE,))
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
@@ -441,6 +564,7 @@ class ImplicitEuler(NewtonIntegrator):
     """Backward Euler, Newton on the full sparse Jacobian; dampers implicit at :math:`v'`."""
 
     name, order = "implicit_euler", 1
+    stability_polynomials = ((ONE,), (ONE, -ONE))
     alpha, beta, gamma, delta, theta = 0.0, 1.0, 0.0, 1.0, 0.0
 
 
@@ -448,6 +572,7 @@ class ImplicitMidpoint(NewtonIntegrator):
     """Implicit midpoint rule, Newton as implicit Euler; dampers at :math:`(v + v')/2`."""
 
     name, order = "implicit_midpoint", 2
+    stability_polynomials = ((ONE, Fraction(1, 2)), (ONE, -Fraction(1, 2)))
     alpha, beta, gamma, delta, theta = 0.25, 0.25, 0.5, 0.5, 0.5
 
 
@@ -465,6 +590,21 @@ class ImplicitEulerDiagonal(Integrator):
 
     name, order, implicit = "implicit_euler_diagonal", 1, True
     options: ClassVar[dict[str, Any]] = {"iterations": 3}
+
+    @classmethod
+    def amplification(cls, h: float, lin: LinearSystem, **options: Any) -> np.ndarray:
+        r"""G(h) of ``iterations`` sweeps with the diagonal :math:`m/h^2 + \sum k_s +
+        (\sum c_s + c)/h` (``lin.spring_sum``, ``lin.damping_sum``)."""
+        iterations = int({**cls.options, **options}["iterations"])
+        x, v = _unit_states(lin.mass.size)
+        m = lin.mass[:, None]
+        diagonal = (lin.mass / h**2 + lin.spring_sum + lin.damping_sum / h)[:, None]
+        y = x.copy()
+        for _ in range(iterations):
+            vy = (y - x) / h
+            residual = m * (vy - v) / h + lin.stiffness @ y + lin.damping @ vy
+            y = y - residual / diagonal
+        return np.vstack([y, (y - x) / h])
 
     def __init__(self, system: SpringSystem, dt: float, **options: Any) -> None:
         super().__init__(system, dt, **options)
@@ -514,6 +654,7 @@ class ScipyReference(Integrator):
     """
 
     name, order = "scipy", 0
+    linear_theory = False
     options: ClassVar[dict[str, Any]] = {"rtol": 1e-10, "atol": 1e-12}
     method = "RK45"
 

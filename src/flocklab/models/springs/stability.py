@@ -9,11 +9,14 @@ an integrator's formulas to this linear system gives its one-step amplification 
 :math:`G(h)` of shape :math:`(2n, 2n)` on :math:`(\xi, \dot\xi)`; the method is linearly
 stable at step :math:`h` when the spectral radius :math:`\rho(G(h)) \le 1 + \epsilon`
 (:data:`RHO_TOLERANCE`, which absorbs rounding of eigenvalues on the unit circle and of the
-Jordan blocks of zero modes). Explicit Euler, RK4, implicit Euler and the implicit midpoint
-rule are rational functions :math:`R` of :math:`hL`, :math:`L = [[0, I], [-M^{-1}K,
--M^{-1}C]]`, so :math:`\rho = \max |R(h\mu)|` over the eigenvalues :math:`\mu` of :math:`L`;
-the partitioned methods (semi-implicit Euler, the Verlets) and the diagonal scheme get
-:math:`G` explicitly. :func:`theory_dt_max` sweeps :math:`h` on a log grid from
+Jordan blocks of zero modes). Each integrator declares its linear facts in the registry
+(:class:`~flocklab.models.springs.integrators.Integrator`): explicit Euler, RK4, implicit
+Euler and the implicit midpoint rule are rational functions :math:`R = P/Q` of :math:`hL`,
+:math:`L = [[0, I], [-M^{-1}K, -M^{-1}C]]` (their ``stability_polynomials``), so
+:math:`\rho = \max |R(h\mu)|` over the eigenvalues :math:`\mu` of :math:`L`; the
+partitioned methods (semi-implicit Euler, the Verlets) and the diagonal scheme give
+:math:`G` explicitly (their ``amplification``); this module names no method.
+:func:`theory_dt_max` sweeps :math:`h` on a log grid from
 :math:`0.01\cdot 2/\omega_{max}` to :math:`10^4 \cdot 2/\omega_{max}` and bisects the first
 stable-to-unstable edge. For one undamped oscillator these give the closed forms
 :math:`h\omega < 2` (semi-implicit Euler, Verlet), :math:`h\omega < 2\sqrt2` (RK4), none for
@@ -114,7 +117,7 @@ from typing import Any
 import numpy as np
 
 from flocklab.models.springs.forces import force_jacobians
-from flocklab.models.springs.integrators import get_integrator
+from flocklab.models.springs.integrators import INTEGRATORS, get_integrator
 from flocklab.models.springs.kernels import disturbance_energy, max_abs_strain
 from flocklab.models.springs.run import STRAIN_BOUND
 from flocklab.models.springs.statics import static_equilibrium
@@ -204,78 +207,25 @@ def linearise(system: SpringSystem, x_eq: np.ndarray | None = None) -> LinearSys
 # --------------------------------------------------------------------------- amplification
 
 
-def _partitioned(method: str, h: float, lin: LinearSystem, iterations: int) -> np.ndarray:
-    """G(h) from the method's update formulas applied to X = [I 0], V = [0 I]."""
-    n = lin.mass.size
-    a_mat, b_mat = lin.stiffness / lin.mass[:, None], lin.damping / lin.mass[:, None]
-
-    def acc(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return -(a_mat @ x) - (b_mat @ v)
-
-    x, v = np.eye(n, 2 * n), np.eye(n, 2 * n, n)
-    if method in ("semi_implicit_euler", "article_verlet"):
-        v1 = v + h * acc(x, v)
-        x1 = x + h * v1
-    elif method == "velocity_verlet":
-        a0 = acc(x, v)
-        x1 = x + h * v + 0.5 * h * h * a0
-        v1 = v + 0.5 * h * (a0 + acc(x1, v + h * a0))
-    elif method == "position_verlet":
-        # (M + h/2 C)(v' - v) = h F(x_1/2, v): the dampers at the half-step velocity
-        x_half = x + 0.5 * h * v
-        v1 = v + np.linalg.solve(np.eye(n) + 0.5 * h * b_mat, h * acc(x_half, v))
-        x1 = x_half + 0.5 * h * v1
-    elif method == "implicit_euler_diagonal":
-        m = lin.mass[:, None]
-        diagonal = (lin.mass / h**2 + lin.spring_sum + lin.damping_sum / h)[:, None]
-        y = x.copy()
-        for _ in range(iterations):
-            vy = (y - x) / h
-            residual = m * (vy - v) / h + lin.stiffness @ y + lin.damping @ vy
-            y = y - residual / diagonal
-        x1, v1 = y, (y - x) / h
-    else:
-        raise KeyError(method)
-    return np.vstack([x1, v1])
-
-
-def _stability_function(method: str) -> Callable[[np.ndarray], np.ndarray] | None:
-    return {
-        "explicit_euler": lambda z: 1.0 + z,
-        "rk4": lambda z: 1.0 + z + z**2 / 2.0 + z**3 / 6.0 + z**4 / 24.0,
-        "implicit_euler": lambda z: 1.0 / (1.0 - z),
-        "implicit_midpoint": lambda z: (1.0 + z / 2.0) / (1.0 - z / 2.0),
-    }.get(method)
-
-
 def amplification_matrix(method: str, h: float, lin: LinearSystem,
                          iterations: int = 3) -> np.ndarray:
-    """One-step matrix :math:`G(h)` of ``method`` on the linear system, shape (2n, 2n).
-
-    ``iterations`` is the sweep count of ``implicit_euler_diagonal``.
-    """
-    if method in ("explicit_euler", "rk4", "implicit_euler", "implicit_midpoint"):
-        hl = h * lin.generator()
-        identity = np.eye(hl.shape[0])
-        if method == "explicit_euler":
-            return identity + hl
-        if method == "rk4":
-            return identity + hl @ (identity + hl / 2 @ (identity + hl / 3 @ (identity + hl / 4)))
-        if method == "implicit_euler":
-            return np.linalg.solve(identity - hl, identity)
-        return np.linalg.solve(identity - hl / 2, identity + hl / 2)
-    return _partitioned(method, h, lin, iterations)
+    """One-step matrix :math:`G(h)` of ``method`` on the linear system, shape (2n, 2n): the
+    integrator's own declaration (:meth:`~flocklab.models.springs.integrators.Integrator.
+    amplification`). ``iterations`` is the sweep count of a method with that option."""
+    integrator = INTEGRATORS[method]
+    options = {"iterations": iterations} if "iterations" in integrator.options else {}
+    return integrator.amplification(h, lin, **options)
 
 
 def spectral_radius(method: str, h: float, lin: LinearSystem, iterations: int = 3,
                     generator_eigenvalues: np.ndarray | None = None) -> float:
-    """:math:`\\rho(G(h))`; from the eigenvalues of :math:`L` where the method is R(hL)."""
-    function = _stability_function(method)
-    if function is not None:
+    r""":math:`\rho(G(h))`; :math:`\max |R(h\mu)|` over the eigenvalues :math:`\mu` of
+    :math:`L` where the method declares its stability function :math:`R`."""
+    integrator = INTEGRATORS[method]
+    if integrator.stability_polynomials is not None:
         mu = np.linalg.eigvals(lin.generator()) if generator_eigenvalues is None \
             else generator_eigenvalues
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return float(np.max(np.abs(function(h * mu))))
+        return float(np.max(np.abs(integrator.stability_function(h * mu))))
     return float(np.max(np.abs(np.linalg.eigvals(amplification_matrix(method, h, lin,
                                                                       iterations)))))
 
@@ -337,17 +287,18 @@ def theory_dt_max(method: str, lin: LinearSystem, iterations: int = 3,
                   radii: dict[float, float] | None = None) -> Limit:
     """Largest :math:`h` with :math:`\\rho(G(h)) \\le 1 + \\epsilon` (see module docstring).
 
-    ``scipy_*`` methods have no fixed-step amplification matrix: ``dt_max`` is NaN.
+    Methods without a fixed-step amplification matrix (``linear_theory`` false: the
+    ``scipy_*`` references) have no limit: ``dt_max`` is NaN.
     ``generator_eigenvalues`` (of :meth:`LinearSystem.generator`) saves their computation;
     ``radii`` (step -> spectral radius) is a cache read and filled, so that a second search
     with another ``tolerance`` repeats no evaluation.
     """
     scale = 2.0 / lin.omega_max
     low, high, points = SWEEP
-    if method.startswith("scipy_"):
+    if not INTEGRATORS[method].linear_theory:
         return Limit(method, math.nan, low * scale, high * scale)
     mu = None
-    if _stability_function(method):
+    if INTEGRATORS[method].stability_polynomials is not None:
         mu = np.linalg.eigvals(lin.generator()) if generator_eigenvalues is None \
             else generator_eigenvalues
 
@@ -509,6 +460,7 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
                     growth: float = GROWTH, seed: int = 0, points: int = 13, refine: int = 7,
                     dt_range: tuple[float, float] | None = None, rate: float = RATE_THRESHOLD,
                     periods: float = 0.0, max_steps: int | None = None,
+                    on_probe: Callable[[Probe, int], None] | None = None,
                     **options: Any) -> Limit:
     """Largest step at which runs of ``method`` stay stable (see module docstring).
 
@@ -529,6 +481,8 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         Longest extended run; default :math:`\\lceil 4/\\text{rate} \\rceil`.
     dt_range : (float, float), optional
         Sweep bounds (s); default 0.01 and 100 times 2/omega_max.
+    on_probe : callable, optional
+        ``on_probe(probe, runs)`` after each run (progress), ``runs`` the runs so far.
     """
     x_eq = static_equilibrium(system) if x_eq is None else x_eq
     rng = np.random.default_rng(seed)
@@ -548,6 +502,8 @@ def measured_dt_max(system: SpringSystem, method: str, x_eq: np.ndarray | None =
         probe = stability_run(system, method, dt, x0, x_eq, steps, cap, rate, growth,
                               **options)
         probes.append(probe)
+        if on_probe is not None:
+            on_probe(probe, len(probes))
         return probe.stable, probe.note
 
     limit = _edge_search(is_stable, method, dt_range[0], dt_range[1], points, refine)

@@ -1,6 +1,7 @@
 """``flocklab dragon all|q1|q2|q3|q4|q5``: the bench-dragon contest answers.
 
-A thin layer over the tasks of the ``dragon_chain`` model
+The dragon_chain model's own command (its ``commands`` declaration,
+:class:`flocklab.core.commands.Command`): a thin layer over the model's tasks
 (:mod:`flocklab.models.dragon_chain.tasks`): each verb runs one task through the task stage
 (:func:`flocklab.stages.tasks.run_task`) with the question's defaults (pitch 0.55 m for Q1
 and Q2, 1.7 m for Q4 and Q5) and prints the answer in the contest's words, benches and
@@ -28,6 +29,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from flocklab.core.commands import Command, CommandContext
 
 #: Bench geometry parameters of the dragon_chain model (every verb takes them).
 GEOMETRY = ("n_benches", "head_board", "body_board", "board_width", "hole_offset")
@@ -58,25 +61,18 @@ QUESTIONS: dict[str, Question] = {
                    ("pitch", "turn_diameter", "ratio"), {"pitch": 1.7}),
 }
 
-def add_dragon_parser(commands: argparse._SubParsersAction, add_parameter: Callable) -> None:
-    """The ``dragon`` command and its verbs (``add_parameter`` adds one declared option)."""
+def _setup(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    """The ``dragon`` command's verbs (``all`` and one per question)."""
     from flocklab.core.registry import get_model
 
     model = get_model("dragon_chain")
     specs = {spec.name: spec for spec in model.parameters}
-    dragon = commands.add_parser(
-        "dragon", help="the bench-dragon contest answers (2024 CUMCM problem A)",
-        description="Answers of 2024 CUMCM problem A (the bench dragon) in the contest's "
-                    "words, benches numbered from 1; with --out-dir also result1.xlsx, "
-                    "result2.xlsx, result4.xlsx in the contest's templates, the same tables "
-                    "as CSV (UTF-8 with a byte-order mark), the paper tables and q1..q5.json "
-                    "(answers, checks, parameters, version, git commit). Each question has "
-                    "its own defaults (pitch 0.55 m for Q1-Q2, 1.7 m for Q4-Q5).")
-    verbs = dragon.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add_parameter = context.add_parameter
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     every = verbs.add_parser("all", help="Q1-Q5 with the contest's values: answers, paper "
                                          "tables and, with --out-dir, the three workbooks")
     _add_common(every, specs, add_parameter, GEOMETRY, {})
-    every.set_defaults(handler=run_dragon_command, question="all")
+    every.set_defaults(question="all")
     for verb, question in QUESTIONS.items():
         task = model.task(question.task)
         aliases = sorted({task.name, task.name.replace("_", "-")})
@@ -88,7 +84,7 @@ def add_dragon_parser(commands: argparse._SubParsersAction, add_parameter: Calla
             add_parameter(group, spec)
         _add_common(sub, specs, add_parameter, question.parameters + GEOMETRY,
                     question.defaults)
-        sub.set_defaults(handler=run_dragon_command, question=verb)
+        sub.set_defaults(question=verb)
 
 
 def _add_common(parser: argparse.ArgumentParser, specs: Mapping[str, Any],
@@ -138,6 +134,20 @@ def run_dragon_command(args: argparse.Namespace) -> dict[str, Any]:
         print(f"wrote {', '.join(written)} (and the CSV tables) in {out_dir}",
               file=sys.stderr)
     return answers
+
+
+#: The dragon_chain model's commands (its ``commands`` declaration).
+COMMANDS = (
+    Command("dragon", "the bench-dragon contest answers (2024 CUMCM problem A)", _setup,
+            run_dragon_command,
+            description="Answers of 2024 CUMCM problem A (the bench dragon) in the contest's "
+                        "words, benches numbered from 1; with --out-dir also result1.xlsx, "
+                        "result2.xlsx, result4.xlsx in the contest's templates, the same "
+                        "tables as CSV (UTF-8 with a byte-order mark), the paper tables and "
+                        "q1..q5.json (answers, checks, parameters, version, git commit). Each "
+                        "question has its own defaults (pitch 0.55 m for Q1-Q2, 1.7 m for "
+                        "Q4-Q5)."),
+)
 
 
 def _plan(verb: str, args: argparse.Namespace, geometry: Mapping[str, Any]

@@ -1,7 +1,8 @@
 """``flocklab stability springs`` and ``flocklab accuracy springs``: the integrator studies.
 
-A thin layer over the ``stability`` and ``accuracy`` tasks of the ``springs`` model
-(:mod:`flocklab.models.springs.tasks`), run through the task stage
+The springs model's own commands (its ``commands`` declaration,
+:class:`flocklab.core.commands.Command`): a thin layer over the model's ``stability`` and
+``accuracy`` tasks (:mod:`flocklab.models.springs.tasks`), run through the task stage
 (:func:`flocklab.stages.tasks.run_task`):
 
 * ``stability`` prints, per integrator, the largest stable step measured on nonlinear runs,
@@ -9,8 +10,8 @@ A thin layer over the ``stability`` and ``accuracy`` tasks of the ``springs`` mo
 * ``accuracy`` prints each integrator's fitted convergence order and its global errors.
 
 ``--preset tongue`` is the tongue of the tongue-model article (the model's defaults);
-``--preset cloth`` the project's 10 x 10 cloth (0.01 kg points, 1000 N/m springs, damping
-0.05 N s/m) hanging from its two top corners under gravity (9.80665 m s-2).
+``--preset cloth`` the model's preset "cloth" (10 x 10, 0.01 kg points, 1000 N/m springs)
+hanging from its two top corners under gravity (9.80665 m s-2).
 ``--integrator`` takes one name, several, or ``all`` (the nine of the study). With
 ``--out-dir`` the task's JSON document (parameters, options, package version, git commit) and
 its CSV table are written there; ``--json`` prints the document's result as strict JSON.
@@ -29,6 +30,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from flocklab.core.commands import Command, CommandContext, add_task_arguments, task_arguments
+
 #: Model parameters of each preset (other parameters keep the model's defaults).
 PRESETS = ("tongue", "cloth")
 
@@ -43,6 +46,8 @@ def preset_params(name: str) -> dict[str, Any]:
 
     preset = next(p for p in get_model("springs").presets if p.name == name)
     return {key: value for key, value in preset.params.items() if key != "integrator"}
+
+
 #: Task options of each preset (given options win): the cloth's 2/omega_max is 2.3 ms, so a
 #: quarter second is still > 100 x 2/omega_max, as the pipeline's stability table runs it.
 PRESET_OPTIONS: dict[str, dict[str, Any]] = {"tongue": {}, "cloth": {"run_time": 0.25}}
@@ -50,56 +55,43 @@ PRESET_OPTIONS: dict[str, dict[str, Any]] = {"tongue": {}, "cloth": {"run_time":
 _CHOSEN = ("structure", "integrator", "network")
 
 
-def add_springs_parsers(commands: argparse._SubParsersAction, add_parameter: Callable
-                        ) -> None:
-    """The ``stability`` and ``accuracy`` commands with their ``springs`` model verb."""
-    from flocklab.core.registry import get_model
-    from flocklab.models.springs.integrators import INTEGRATORS
+def _setup(task_name: str) -> Callable[[argparse.ArgumentParser, CommandContext], None]:
+    """``setup`` of the ``stability`` or ``accuracy`` command: its ``springs`` model verb
+    with the task's options (and, for stability, the preset and the model parameters)."""
 
-    model = get_model("springs")
-    for command, task_name, text in (
-            ("stability", "stability", "largest stable time step of each integrator, "
-                                       "measured and in theory"),
-            ("accuracy", "accuracy", "convergence order of each integrator")):
+    def setup(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+        from flocklab.core.registry import get_model
+        from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS
+
+        model = get_model("springs")
         task = model.task(task_name)
-        parser = commands.add_parser(command, help=text)
         models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
         sub = models.add_parser("springs", help=task.description,
                                 description=f"{task.description}. {__doc__.split(chr(10))[0]}")
         # SciPy's adaptive solvers have no fixed-step stability limit to measure
-        names = _study() if task_name == "stability" else tuple(INTEGRATORS)
+        names = STUDY_METHODS if task_name == "stability" else tuple(INTEGRATORS)
         sub.add_argument("--integrator", action="append", metavar="NAME",
                          choices=["all", *names],
                          help="integrator (repeatable), or 'all': the nine of the study; "
                               f"default all. Choices: {', '.join(names)}")
         if task_name == "stability":
             sub.add_argument("--preset", choices=list(PRESETS), default="tongue",
-                             help="tongue: the article's six-point chain; cloth: 10 x 10 "
-                                  "cloth (0.01 kg, 1000 N/m, damping 0.05) hanging from its "
-                                  "corners under gravity, runs of 0.25 s unless --run-time "
-                                  "is given; default tongue")
-        options = sub.add_argument_group("task options")
-        for spec in task.options:
-            if spec.name != "methods":
-                add_parameter(options, spec)
-        if task_name == "stability":
-            params = sub.add_argument_group("model parameters (override the preset)")
-            for spec in model.parameters:
-                if spec.name not in _CHOSEN:
-                    add_parameter(params, spec, prefix="model-"
-                                  if spec.name in {s.name for s in task.options} else "")
+                             help="tongue: the article's six-point chain; cloth: the model's "
+                                  "preset cloth (10 x 10, 1000 N/m) hanging from its corners "
+                                  "under gravity, runs of 0.25 s unless --run-time is given; "
+                                  "default tongue")
+        parameters = model.parameters if task_name == "stability" else ()
+        add_task_arguments(sub, task.options, parameters, context.add_parameter,
+                           skip=("methods", *_CHOSEN),
+                           model_title="model parameters (override the preset)")
         sub.add_argument("--out-dir", metavar="DIR", default=None,
                          help="write result.json and the task's CSV table here (default: "
                               "print only)")
         sub.add_argument("--json", action="store_true",
                          help="print the result as strict JSON instead of the table")
-        sub.set_defaults(handler=run_springs_command, task_name=task_name)
+        sub.set_defaults(task_name=task_name)
 
-
-def _study() -> tuple[str, ...]:
-    from flocklab.models.springs.integrators import STUDY_METHODS
-
-    return STUDY_METHODS
+    return setup
 
 
 def run_springs_command(args: argparse.Namespace) -> dict[str, Any]:
@@ -111,18 +103,12 @@ def run_springs_command(args: argparse.Namespace) -> dict[str, Any]:
     model = get_model("springs")
     task = model.task(args.task_name)
     chosen = args.integrator or ["all"]
-    methods = None if "all" in chosen else list(dict.fromkeys(chosen))
     preset = getattr(args, "preset", "tongue")
-    options = {**(PRESET_OPTIONS[preset] if task.name == "stability" else {}),
-               **{spec.name: getattr(args, spec.name) for spec in task.options
-                  if spec.name != "methods" and getattr(args, spec.name, None) is not None}}
-    options["methods"] = methods
-    params = preset_params(preset)
-    taken = {spec.name for spec in task.options}
-    for spec in model.parameters:
-        dest = f"model-{spec.name}" if spec.name in taken else spec.name
-        if spec.name not in _CHOSEN and getattr(args, dest, None) is not None:
-            params[spec.name] = getattr(args, dest)
+    given_params, given_options = task_arguments(args, task.options, model.parameters,
+                                                 skip=("methods", *_CHOSEN))
+    options = {**(PRESET_OPTIONS[preset] if task.name == "stability" else {}), **given_options,
+               "methods": None if "all" in chosen else list(dict.fromkeys(chosen))}
+    params = {**preset_params(preset), **given_params}
     entry = {"model": "springs", "task": task.name, "params": params, "options": options}
     with tempfile.TemporaryDirectory(prefix="flocklab-springs-") as scratch, \
             _progress_on_stderr():
@@ -139,6 +125,15 @@ def run_springs_command(args: argparse.Namespace) -> dict[str, Any]:
         print(f"wrote {out_dir / 'result.json'} and {', '.join(_tables(out_dir))}",
               file=sys.stderr)
     return result
+
+
+#: The springs model's commands (its ``commands`` declaration).
+COMMANDS = (
+    Command("stability", "largest stable time step of each integrator, measured and in theory",
+            _setup("stability"), run_springs_command),
+    Command("accuracy", "convergence order of each integrator", _setup("accuracy"),
+            run_springs_command),
+)
 
 
 def _tables(out_dir: Path) -> list[str]:
