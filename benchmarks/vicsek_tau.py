@@ -281,10 +281,10 @@ def run_seed(L: int, eta: float, replicate: int, init: str) -> int:
 def tau_and_window(series: np.ndarray) -> tuple[float, int]:
     """Integrated autocorrelation time (samples) and the Sokal window it stopped at.
 
-    The same estimator as :func:`flocklab.analysis.timeseries.integrated_autocorrelation_time`
+    The same estimator as :func:`flocklab.core.autocorrelation.integrated_autocorrelation_time`
     (tau = 1 + 2 sum_{t<=W} rho(t), smallest W >= 5 tau), returning the window as well.
     """
-    from flocklab.analysis.timeseries import autocorrelation
+    from flocklab.core.autocorrelation import autocorrelation
 
     rho = autocorrelation(series)
     n = rho.size

@@ -19,7 +19,7 @@ __all__ = ["ParameterError", "RunControl", "SimulationError", "__version__",
 
 #: Subpackages and modules, imported on first access (``flocklab.analysis``).
 SUBMODULES = ("analysis", "api", "cli", "config", "core", "figures", "geometry", "models",
-              "references", "stages", "tasks", "testing", "validation")
+              "pipeline", "references", "stages", "testing", "validation")
 
 #: Keyword arguments of :func:`simulate` that are run controls, not model parameters.
 CONTROL_NAMES = ("seed", "steps", "t_end", "dt", "record_every", "snapshot_every",

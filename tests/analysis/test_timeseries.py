@@ -38,18 +38,20 @@ from scipy.stats import norm
 
 from flocklab.analysis.timeseries import (
     JACKKNIFE_BLOCKS,
-    SOKAL_WINDOW,
     SeriesStatistics,
-    autocorrelation,
     binder_cumulant,
     first_passage_time,
-    integrated_autocorrelation_time,
     primary_variables,
     replicate_average,
     run_variables,
     series_statistics,
     summary_quantities,
     susceptibility,
+)
+from flocklab.core.autocorrelation import (
+    SOKAL_WINDOW,
+    autocorrelation,
+    integrated_autocorrelation_time,
 )
 from flocklab.core.model import Metric, Observable
 

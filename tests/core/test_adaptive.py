@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from flocklab.analysis.timeseries import independent_samples
+from flocklab.core.autocorrelation import independent_samples
 from flocklab.core.checkpoint import Checkpoint, fingerprint
 from flocklab.core.driver import run
 from flocklab.core.parameters import ConfigError, ParameterError

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import signal
 
 from flocklab.analysis.rounded import RoundedFitError, calibrated_fit
-from flocklab.analysis.timeseries import integrated_autocorrelation_time
+from flocklab.core.autocorrelation import integrated_autocorrelation_time
 
 #: Gauss–Hermite nodes for the Gaussian smearing of the critical point; equal-weight
 #: quantiles of the unit-variance logistic distribution for the logistic one.

@@ -1,7 +1,7 @@
 """``flocklab task MODEL TASK [options]``: a model's named computation from the command line.
 
 The options come from the declarations: one option per task option
-(:attr:`flocklab.tasks.Task.options`) and one per model parameter; a model parameter whose
+(:attr:`flocklab.core.tasks.Task.options`) and one per model parameter; a model parameter whose
 name a task option already takes is spelled ``--model-NAME``. The task runs through the
 same stage as the pipeline's ``tasks:`` entries (:func:`flocklab.stages.tasks.run_task`):
 ``result.json`` and the task's tables go into ``--out-dir``, and the answer is printed.

@@ -181,9 +181,9 @@ def adaptive_grid(model: Model, control: RunControl, pilot: TimeGrid) -> TimeGri
 def enough_samples(record: RunRecord, step: int, wanted: int) -> bool:
     r"""Whether the second half of the run up to ``step`` holds ``wanted`` independent
     samples of the primary observable, :math:`n / \tau_{\mathrm{int}} \ge K`
-    (:func:`flocklab.analysis.timeseries.independent_samples`; the first half is the
+    (:func:`flocklab.core.autocorrelation.independent_samples`; the first half is the
     burn-in of this test, so it does not depend on the study's ``burn_in``)."""
-    from flocklab.analysis.timeseries import independent_samples
+    from flocklab.core.autocorrelation import independent_samples
 
     steps = record.grid.record_steps
     kept = (steps > step / 2) & (steps <= step)

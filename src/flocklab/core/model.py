@@ -44,7 +44,7 @@ Declarations (class attributes):
 ``derived_factors``
     Factors a sensitivity study may vary that set a parameter (:class:`DerivedFactor`).
 ``tasks``
-    Named computations besides time runs (:class:`flocklab.tasks.Task` instances).
+    Named computations besides time runs (:class:`flocklab.core.tasks.Task` instances).
 ``presets``
     Named parameter sets from the literature (:class:`Preset`), one click away in live
     views (``flocklab explore``).
@@ -99,8 +99,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
     from flocklab.core.record import RunRecord
+    from flocklab.core.tasks import Task
     from flocklab.core.time import TimeGrid
-    from flocklab.tasks import Task
 
 #: A run-level variable: ``(dims, values, attrs)``.
 Output = tuple[tuple[str, ...], np.ndarray, dict[str, str]]

@@ -1,9 +1,9 @@
 """Stage *task*: a model's named computation → ``results/tasks/<name>/result.json``.
 
 A model may offer computations besides time runs (:attr:`flocklab.core.model.Model.tasks`,
-:class:`flocklab.tasks.Task` instances), such as the five questions of the bench-dragon
+:class:`flocklab.core.tasks.Task` instances), such as the five questions of the bench-dragon
 contest problem. The stage resolves the task's parameters through the model and its options
-through the task, runs :meth:`flocklab.tasks.Task.run` with the task's directory for any
+through the task, runs :meth:`flocklab.core.tasks.Task.run` with the task's directory for any
 tables it writes (CSV, xlsx), and writes the returned document as strict JSON with the
 task's identity, parameters and provenance.
 """

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.tasks import Task
 from flocklab.models.springs import Springs
 from flocklab.models.springs.tasks import TASKS
-from flocklab.tasks import Task
 
 
 def run_task(model, name, params, options, out_dir):

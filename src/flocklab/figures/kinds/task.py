@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class TaskFigure(FigureKind):
     """The result of one entry of ``tasks`` drawn by the task itself
-    (:meth:`flocklab.tasks.Task.draw`), with the figure options the task declares."""
+    (:meth:`flocklab.core.tasks.Task.draw`), with the figure options the task declares."""
 
     name = "task"
     description = ("the result of one entry of `tasks` (results/tasks/<name>/result.json) "

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flocklab.core.parameters import ParameterSpec
+from flocklab.core.tasks import Task
 from flocklab.models.dragon_agents.solve import IMPLICIT, METHODS
-from flocklab.tasks import Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model

@@ -1,6 +1,6 @@
 """The contest questions as pipeline tasks of the ``dragon_chain`` model.
 
-Each task (a :class:`flocklab.tasks.Task`) takes the model's resolved parameters (pitch, head
+Each task (a :class:`flocklab.core.tasks.Task`) takes the model's resolved parameters (pitch, head
 speed, turnaround diameter and ratio, bench geometry) and a few options (declared as
 parameter specs, checked before any job runs), calls the functions of
 :mod:`flocklab.models.dragon_chain.questions`, writes the contest tables into the task's directory
@@ -36,13 +36,13 @@ import numpy as np
 from flocklab.core.io import json_ready
 from flocklab.core.parameters import ParameterError, ParameterSpec
 from flocklab.core.provenance import provenance_attrs
+from flocklab.core.tasks import Task
 from flocklab.models.dragon_chain.geometry import (
     BenchGeometry,
     in_spiral,
     innermost_head_arc_length,
     turnaround,
 )
-from flocklab.tasks import Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.tasks import Task, list_option
+from flocklab.core.tasks import Task, list_option
 
 #: Items of a list of positive numbers.
 _POSITIVE = {"type": "number", "exclusiveMinimum": 0}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from flocklab.core.io import write_rows
 from flocklab.core.parameters import ParameterError, ParameterSpec
-from flocklab.tasks import Task, list_option
+from flocklab.core.tasks import Task, list_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model

@@ -1,6 +1,6 @@
 r"""The springs model's tasks: integrator stability, the cloth's cost, and accuracy.
 
-Three :class:`flocklab.tasks.Task` objects (:data:`TASKS`), each a pure computation
+Three :class:`flocklab.core.tasks.Task` objects (:data:`TASKS`), each a pure computation
 returning a JSON-ready document and writing a CSV table beside it:
 
 * ``stability`` — for every integrator, the largest stable step measured by a sweep and
@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from flocklab.core.io import write_rows
 from flocklab.core.parameters import ParameterError, ParameterSpec
+from flocklab.core.tasks import Task, list_option
 from flocklab.models.springs.integrators import INTEGRATORS, STUDY_METHODS
-from flocklab.tasks import Task, list_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from flocklab.core.model import Model
