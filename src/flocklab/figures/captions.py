@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from flocklab.core import paths
 from flocklab.core.registry import get_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -250,7 +251,7 @@ def task_caption(name: str, spec: Mapping[str, Any], entry: Mapping[str, Any]) -
              f"Task '{spec['task']}' ({entry['task']}: "
              f"{model.task(entry['task']).description}) of the "
              f"{model.name} model ({short_citations(model.reference)}); numbers in "
-             f"results/tasks/{spec['task']}/result.json."]
+             f"{paths.task_file(spec['task'])}."]
     if entry.get("params"):
         lines.append(f"Parameters: {values_text(entry['params'])}.")
     if entry.get("options"):

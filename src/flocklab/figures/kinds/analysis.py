@@ -379,4 +379,4 @@ class Survival(SensitivityKind):
                 "the end without the event). The legend heads with the p of the log-rank test "
                 "for trend over the levels (weights: the level values; permutation p), the "
                 "test that decides the study's trend claims on this output; numbers in "
-                "results/<study>/sensitivity.json.", design_text(study)]
+                f"{paths.study_file(study.name, 'sensitivity.json')}.", design_text(study)]
