@@ -70,22 +70,18 @@ def run_simulation(model: str, params: Mapping[str, Any],
     used = _set_threads(threads)
     log.info("simulating %s %s with %s on %s thread(s)", model, dict(params), control, used)
     started = time.perf_counter()
-    checkpoint = None
-    if checkpoint_every:
-        from flocklab.core.checkpoint import Checkpoint, checkpoint_path, fingerprint
+    from flocklab.core.checkpoint import Checkpoint, checkpoint_path, run_fingerprint
 
-        checkpoint = Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
-                                fingerprint(model, prepared.public, control.as_attrs()))
+    identity = run_fingerprint(model, prepared.public, control.as_attrs())
+    checkpoint = (Checkpoint(Path(checkpoint_file or checkpoint_path(out)), checkpoint_every,
+                             identity) if checkpoint_every else None)
     try:
         record = run(instance, prepared, control, progress=progress, checkpoint=checkpoint)
     finally:
         if isinstance(previous, int):
             _set_threads(previous)  # leave the caller's thread count as it was
     elapsed = time.perf_counter() - started
-    from flocklab.core.checkpoint import run_fingerprint
-
-    identity = {"run_fingerprint": run_fingerprint(model, record.params, control.as_attrs())}
-    record.write(out, {**(extra_attrs or {}), **identity})
+    record.write(out, {**(extra_attrs or {}), "run_fingerprint": identity})
     if checkpoint is not None:
         checkpoint.remove()
     updates = record.entities * record.grid.steps

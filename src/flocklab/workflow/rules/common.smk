@@ -156,11 +156,15 @@ def point_job_spec(wildcards):
     return shlex.quote(spec_argument(point_spec(study, study_points(wildcards.study)[wildcards.point])))
 
 
+@functools.cache
+def point_need(study, point):
+    """The model's estimate for a point's job (asked once, for mem_mb and runtime alike)."""
+    return point_resources(STUDIES[study], study_points(study)[point])
+
+
 def point_job_resources(wildcards, attempt):
     """mem_mb and runtime of a point's job from the model's resource hook."""
-    study = STUDIES[wildcards.study]
-    return job_resources(point_resources(study, study_points(wildcards.study)[wildcards.point]),
-                         attempt)
+    return job_resources(point_need(wildcards.study, wildcards.point), attempt)
 
 
 # The replicate counts of the studies: one simulate rule each (simulate.smk).
