@@ -56,6 +56,10 @@ Declarations (class attributes):
     The model's own ``flocklab`` sub-commands besides ``simulate`` and ``task``: a sequence
     of :class:`flocklab.core.commands.Command` or its ``"module:NAME"`` path (imported only
     when the command line is built); ``None``: none.
+``kinematics``
+    Where snapshot frames keep positions, velocities and the periodic box
+    (:class:`Kinematics`), for the spatial structure analysis (``flocklab structure``);
+    ``None``: the model has no spatial structure to analyse.
 
 Hooks, in the order the driver calls them:
 
@@ -344,6 +348,51 @@ class DerivedFactor:
     setting: Callable[[Mapping[str, Any], float], Any]
 
 
+@dataclass(frozen=True)
+class Kinematics:
+    r"""Where a model's snapshot frames keep positions and motion (for spatial analyses,
+    :mod:`flocklab.analysis.structure`).
+
+    Parameters
+    ----------
+    position : tuple of str
+        Snapshot variables of the coordinates, e.g. ``("x", "y", "z")``; only the first
+        ``dimension`` are used.
+    velocity : tuple of str
+        Snapshot variables of the velocity components, or of the unit heading when
+        ``speed`` names its length.
+    heading_angle : str
+        Instead of ``velocity``: a 2-D heading angle (rad), velocity
+        :math:`s\,(\cos\theta, \sin\theta)`.
+    speed : str
+        A parameter or snapshot variable that scales the heading (``""``: velocity as given;
+        a heading angle alone then gives unit vectors).
+    alive : str
+        Snapshot variable, 1 for entities still present (``""``: all are).
+    box : callable, optional
+        ``box(params) -> float``, the side of the periodic box (0: open space); ``None``:
+        always open.
+    dimension : callable, optional
+        ``dimension(params) -> int`` (``None``: the number of ``position`` variables).
+    """
+
+    position: tuple[str, ...]
+    velocity: tuple[str, ...] = ()
+    heading_angle: str = ""
+    speed: str = ""
+    alive: str = ""
+    box: Callable[[Mapping[str, Any]], float] | None = None
+    dimension: Callable[[Mapping[str, Any]], int] | None = None
+
+    def periodic_box(self, params: Mapping[str, Any]) -> float:
+        """Side of the periodic box for ``params`` (0.0: open space)."""
+        return float(self.box(params)) if self.box is not None else 0.0
+
+    def dimensions(self, params: Mapping[str, Any]) -> int:
+        """Spatial dimension for ``params``."""
+        return int(self.dimension(params)) if self.dimension is not None else len(self.position)
+
+
 class Model:
     """Base class of a registered model (the subclass contract is in the module docstring)."""
 
@@ -369,6 +418,7 @@ class Model:
     presets: ClassVar[tuple[Preset, ...]] = ()
     drawing: ClassVar[str | type | None] = None
     commands: ClassVar[str | tuple | None] = None
+    kinematics: ClassVar[Kinematics | None] = None
     #: Entity-updates per chunk between progress reports, finiteness checks and checkpoints.
     chunk_updates: ClassVar[int] = 1 << 22
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from flocklab.core.model import (
     DerivedQuantity,
+    Kinematics,
     Metric,
     Model,
     Observable,
@@ -91,6 +92,8 @@ class Foraging(Model):
     primary_observable = "alive_fraction"
     size_parameter = "N"
     entity_dim = "agent"
+    #: Positions in the walled arena (open for the analysis) and unit headings.
+    kinematics = Kinematics(("x", "y"), velocity=("ex", "ey"), alive="alive")
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("agent x position", "1"),
         "y": SnapshotVariable("agent y position", "1"),

@@ -39,6 +39,7 @@ import numpy as np
 
 from flocklab.core.model import (
     DerivedQuantity,
+    Kinematics,
     Metric,
     Model,
     Observable,
@@ -128,6 +129,10 @@ class Forces(Model):
     primary_is_order_parameter = True
     entity_dim = "agent"
     drawing = "flocklab.models.forces.figures:ForcesDrawing"
+    #: Positions and velocities, the periodic box (0: open).
+    kinematics = Kinematics(("x", "y", "z"), velocity=("vx", "vy", "vz"), alive="alive",
+                            box=lambda params: params["box"],
+                            dimension=lambda params: params["dim"])
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("agent x position", "1"),
         "y": SnapshotVariable("agent y position", "1"),

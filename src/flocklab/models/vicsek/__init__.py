@@ -50,6 +50,7 @@ from flocklab.core.model import (
     CriticalControl,
     DerivedFactor,
     DerivedQuantity,
+    Kinematics,
     Model,
     Observable,
     Preset,
@@ -98,6 +99,9 @@ class Vicsek(Model):
         CriticalControl("rho", "density", "above", "delta", r"\rho", needs=("N", "L")),
     )
     entity_dim = "particle"
+    #: Positions x, y in the periodic L x L box; velocity v0 (cos theta, sin theta).
+    kinematics = Kinematics(("x", "y"), heading_angle="theta", speed="v0",
+                            box=lambda params: params["L"])
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("particle x position", "1"),
         "y": SnapshotVariable("particle y position", "1"),

@@ -24,6 +24,7 @@ import numpy as np
 
 from flocklab.core.model import (
     DerivedQuantity,
+    Kinematics,
     Metric,
     Model,
     Observable,
@@ -206,6 +207,10 @@ class Zonal(Model):
     #: P on [0, 1]: Couzin et al.'s parallel groups (P near 1) against the swarm and the torus.
     primary_is_order_parameter = True
     entity_dim = "agent"
+    #: Positions, headings scaled by the recorded speed, the periodic box (0: open).
+    kinematics = Kinematics(("x", "y", "z"), velocity=("ex", "ey", "ez"), speed="speed",
+                            alive="alive", box=lambda params: params["box"],
+                            dimension=lambda params: params["dim"])
     snapshot_variables: ClassVar[dict[str, SnapshotVariable]] = {
         "x": SnapshotVariable("agent x position", "1"),
         "y": SnapshotVariable("agent y position", "1"),
