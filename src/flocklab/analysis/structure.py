@@ -179,10 +179,10 @@ def uniform_frames(frames: Frames, seed: int = 0) -> Frames:
 
 def box_divisions(n_entities: int, dim: int, min_count: float = 0.5) -> np.ndarray:
     """Boxes per side m for a number-fluctuation scan: about 24 values, log-spaced in the
-    mean count :math:`N/m^d` from N down to ``min_count``, distinct integers from 1."""
-    m_max = max(1, int((n_entities / min_count) ** (1.0 / dim)))
-    divisions = np.unique(np.round(np.geomspace(1, m_max, 24)).astype(int))
-    return divisions[divisions >= 1]
+    mean count :math:`N/m^d` from :math:`N/2^d` down to ``min_count``, distinct integers from
+    2 (one box holds all N: no fluctuation to measure)."""
+    m_max = max(2, int((n_entities / min_count) ** (1.0 / dim)))
+    return np.unique(np.round(np.geomspace(2, m_max, 24)).astype(int))
 
 
 def _box_region(pos: np.ndarray, box: float) -> tuple[np.ndarray, np.ndarray]:
@@ -317,15 +317,15 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
 
     entities = float(fluctuations.attrs["entities"])
     n_max = entities / FIT_MAX_FRACTION if n_max is None else float(n_max)
-    mean = fluctuations["mean_count"].values
+    s1, s2, boxes = (fluctuations[name].values for name in
+                     ("count_sum", "count_square_sum", "boxes"))
+    mean = s1.sum(0) / boxes.sum(0)
     use = np.flatnonzero((mean > n_min) & (mean < n_max))
     out: dict[str, Any] = {"level": level, "n_min": n_min, "n_max": n_max,
                            "box_sizes": int(use.size), "frames": int(fluctuations.sizes["frame"])}
     if use.size < 3:
         return {**out, "value": float("nan"), "ci": [float("nan")] * 2,
                 "reason": f"{use.size} box sizes with {n_min:g} < <n> < {n_max:g}; 3 needed"}
-    s1, s2, boxes = (fluctuations[name].values for name in
-                     ("count_sum", "count_square_sum", "boxes"))
     value = _fit_moments(s1, s2, boxes, entities, use)
     middle = use[use.size // 2]
     per_frame = s2[:, middle] / boxes[:, middle] - (s1[:, middle] / boxes[:, middle]) ** 2
@@ -443,6 +443,13 @@ def pair_correlation(frames: Frames, r_max: float | None = None, bins: int = 60,
                       {"long_name": "pair distance", "units": "1"})})
 
 
+def _extent(frames: Frames) -> float:
+    """The box side, or in open space the largest side of the frames' bounding boxes."""
+    if frames.periodic:
+        return frames.box
+    return max(float(np.ptp(pos, axis=0).max()) for pos in frames.positions) or 1.0
+
+
 def _mean_spacing(frames: Frames) -> float:
     """Mean inter-entity spacing (volume per entity)^(1/d) of the first frame (open space:
     in its bounding box)."""
@@ -454,14 +461,15 @@ def _mean_spacing(frames: Frames) -> float:
     return (volume / max(pos.shape[0], 1)) ** (1.0 / frames.dim)
 
 
-def structure_factor(frames: Frames, n_max: int | None = None) -> xr.Dataset:
+def structure_factor(frames: Frames, n_max: int | None = None, side: float | None = None
+                     ) -> xr.Dataset:
     r"""Static structure factor :math:`S(k) = \langle|\rho_{\mathbf{k}}|^2\rangle/N`,
     :math:`\rho_{\mathbf{k}} = \sum_j e^{-i\mathbf{k}\cdot\mathbf{x}_j}`, averaged over
     frames and over the wave vectors of each shell :math:`|\mathbf{n}| \in [s, s+1)`.
 
     Wave vectors :math:`\mathbf{k} = 2\pi\mathbf{n}/L` on the lattice of the periodic box
-    (open space: :math:`L` the largest side of the frame's bounding box, so small k include
-    the flock's shape), :math:`1 \le |\mathbf{n}| \le n_{\max}`, one of each pair
+    (open space: :math:`L` the largest side of the frames' bounding boxes, so small k
+    include the flock's shape), :math:`1 \le |\mathbf{n}| \le n_{\max}`, one of each pair
     :math:`\pm\mathbf{k}`. Computed exactly as separable sums
     (:math:`e^{-ik_x x}\,e^{-ik_y y}\cdots`), O(N n_max^d) per frame; independent positions
     give :math:`S = 1` at every k.
@@ -471,6 +479,9 @@ def structure_factor(frames: Frames, n_max: int | None = None) -> xr.Dataset:
     frames : Frames
     n_max : int, optional
         Largest lattice index (default 32 in 2-D, 12 in 3-D).
+    side : float, optional
+        Open space: the length L of the lattice (default: the largest side of the frames'
+        bounding boxes); ignored in a periodic box.
 
     Returns
     -------
@@ -490,9 +501,9 @@ def structure_factor(frames: Frames, n_max: int | None = None) -> xr.Dataset:
         lower_zero = np.all(index[:, :axis] == 0, axis=1)
         first |= lower_zero & (index[:, axis] > 0)
     keep = first & (norm >= 1.0) & (norm < n_max + 1.0)
+    side = _extent(frames) if side is None or frames.periodic else float(side)
     power = np.zeros(index.shape[0])
     for pos in frames.positions:
-        side = frames.box if frames.periodic else float(np.ptp(pos, axis=0).max() or 1.0)
         power += _lattice_power(pos, side, n_max) / pos.shape[0]
     power /= len(frames)
     shell = np.floor(norm[keep]).astype(int)
@@ -500,8 +511,7 @@ def structure_factor(frames: Frames, n_max: int | None = None) -> xr.Dataset:
     counts = np.bincount(shell)
     knorm = np.bincount(shell, weights=norm[keep])
     present = counts > 0
-    side0 = frames.box if frames.periodic else float(np.ptp(frames.positions[0], 0).max())
-    k = 2.0 * math.pi / side0 * knorm[present] / counts[present]
+    k = 2.0 * math.pi / side * knorm[present] / counts[present]
     return xr.Dataset(
         {"structure_factor": ("k", sums[present] / counts[present],
                               {"long_name": "static structure factor S(k)", "units": "1"})},
@@ -678,7 +688,8 @@ def _mode_amplitudes(coordinate: np.ndarray, side: float, q_max: int) -> np.ndar
     return np.abs(np.exp(2j * math.pi / side * np.outer(q, coordinate)).mean(axis=1))
 
 
-def band_profiles(frames: Frames, bins: int | None = None, q_max: int = 8) -> xr.Dataset:
+def band_profiles(frames: Frames, bins: int | None = None, q_max: int = 8,
+                  side: float | None = None) -> xr.Dataset:
     r"""Density and polar-order profiles along the mean heading, and the band flag.
 
     Periodic box: the coordinate :math:`s` along the box axis closest to the mean heading
@@ -706,6 +717,9 @@ def band_profiles(frames: Frames, bins: int | None = None, q_max: int = 8) -> xr
         Slabs (default: about one per unit length, at least 16, at most 256).
     q_max : int
         Largest mode.
+    side : float, optional
+        Open space: the length of the profile (default: the frames' largest extent along
+        the mean heading); ignored in a periodic box.
 
     Returns
     -------
@@ -718,8 +732,9 @@ def band_profiles(frames: Frames, bins: int | None = None, q_max: int = 8) -> xr
     import xarray as xr
 
     axis, sign = _heading_axis(frames)
-    side = frames.box if frames.periodic else max(float(np.ptp(p @ _unit(frames), 0))
-                                                  for p in frames.positions)
+    if frames.periodic or side is None:
+        side = frames.box if frames.periodic else max(float(np.ptp(p @ _unit(frames), 0))
+                                                      for p in frames.positions)
     bins = int(min(256, max(16, round(side)))) if bins is None else int(bins)
     along, across = [], []
     if frames.periodic:
@@ -800,9 +815,16 @@ def _profiles(frames: Frames, axis: int, sign: float, side: float, bins: int, mo
 # --------------------------------------------------------------------------- all
 
 
-def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000
+def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000,
+                      n_min: float = FIT_MIN_COUNT, max_fraction: float = FIT_MAX_FRACTION,
+                      lengths: Mapping[str, float] | None = None
                       ) -> tuple[xr.Dataset, dict[str, Any]]:
     """Every spatial measure of ``frames`` in one dataset, and its headline numbers.
+
+    The number-fluctuation exponent is fitted over ``n_min < <n> < N / max_fraction``, for
+    the frames and for their uniform control (:func:`uniform_frames`, drawn from ``seed``).
+    ``lengths`` fixes the grids (:func:`common_lengths`; default: those of ``frames``), so
+    that runs of one parameter point share them.
 
     Returns
     -------
@@ -812,27 +834,33 @@ def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000
         velocities) and the band profiles (:func:`band_profiles`).
     summary : dict
         ``number_fluctuation_exponent`` (:func:`fluctuation_exponent`: ``value``, ``ci``
-        and its details), ``correlation_length`` (r_0), ``flock_size``, ``band`` (flag,
+        and its details), ``control_exponent`` (the same of the uniform control),
+        ``correlation_length`` (r_0), ``flock_size``, ``band`` (flag,
         dominant mode, amplitude, anisotropy, criterion), ``entities``, ``frames``,
         ``dimension``, ``periodic``.
     """
     import xarray as xr
 
     fluctuations = number_fluctuations(frames)
-    exponent = fluctuation_exponent(fluctuations, resamples=resamples, seed=seed)
+    n_max = fluctuations.attrs["entities"] / max_fraction
+    exponent = fluctuation_exponent(fluctuations, n_min, n_max, resamples, seed)
+    control = fluctuation_exponent(number_fluctuations(uniform_frames(frames, seed)),
+                                   n_min, n_max, resamples, seed)
+    lengths = common_lengths([frames]) if lengths is None else lengths
     parts = [fluctuations,
-             pair_correlation(frames).rename(r="r_pair"),
-             structure_factor(frames)]
+             pair_correlation(frames, lengths["pair"]).rename(r="r_pair"),
+             structure_factor(frames, side=lengths["extent"])]
     summary: dict[str, Any] = {"number_fluctuation_exponent": exponent,
+                               "control_exponent": control,
                                "entities": fluctuations.attrs["entities"],
                                "frames": len(frames), "dimension": frames.dim,
                                "periodic": frames.periodic}
     if frames.velocities is not None:
-        correlation = velocity_correlation(frames)
+        correlation = velocity_correlation(frames, r_max=lengths["velocity"])
         parts.append(correlation)
         summary.update(correlation_length=correlation.attrs["correlation_length"],
                        flock_size=correlation.attrs["flock_size"])
-    bands = band_profiles(frames)
+    bands = band_profiles(frames, side=lengths["profile"])
     parts.append(bands)
     summary["band"] = {key: bands.attrs[key] for key in
                        ("band", "dominant_mode", "band_amplitude", "band_anisotropy",
@@ -841,8 +869,53 @@ def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000
     dataset = xr.merge([part.drop_attrs() if hasattr(part, "drop_attrs") else part
                         for part in parts], combine_attrs="drop")
     dataset.attrs.update({"number_fluctuation_exponent": exponent["value"],
+                          "control_exponent": control["value"],
                           "number_fluctuation_exponent_ci": list(exponent["ci"]),
                           "correlation_length": summary.get("correlation_length",
                                                             float("nan")),
                           "band": summary["band"]["band"]})
+    return dataset, summary
+
+
+def common_lengths(runs: Sequence[Frames]) -> dict[str, float]:
+    """Grid lengths shared by the frames of several runs of one point: ``pair`` (g's range,
+    5 mean spacings of the first run, at most half the box), ``velocity`` (C's range: half
+    the box, or the largest flock size), ``extent`` (S's lattice length) and ``profile``
+    (the band profiles' length)."""
+    first = runs[0]
+    pair = 5.0 * _mean_spacing(first)
+    if first.periodic:
+        return {"pair": min(pair, 0.5 * first.box), "velocity": 0.5 * first.box,
+                "extent": first.box, "profile": first.box}
+    return {"pair": pair,
+            "velocity": max(_diameter(p) for f in runs for p in f.positions),
+            "extent": max(_extent(f) for f in runs),
+            "profile": max(float(np.ptp(p @ _unit(f), 0)) for f in runs for p in f.positions)}
+
+
+def first_frame_after(run: xr.Dataset, burn_in: float) -> int:
+    """Index of the first snapshot frame at a time > ``burn_in`` (the frame count if none)."""
+    return int(np.searchsorted(np.asarray(run["frame"].values, float), burn_in, side="right"))
+
+
+def run_structure(run: xr.Dataset, model: Any, first_frame: int | None = None, seed: int = 0,
+                  resamples: int = 1000, n_min: float = FIT_MIN_COUNT,
+                  max_fraction: float = FIT_MAX_FRACTION) -> tuple[xr.Dataset, dict[str, Any]]:
+    """:func:`structure_dataset` of a run file of ``model`` (a registered model with
+    ``kinematics``), from ``first_frame`` on (default: the frames of the run's second half,
+    times > t_end/2, as a burn-in).
+
+    Raises
+    ------
+    ValueError
+        If the model declares no kinematics or the run has no frames from there on.
+    """
+    if model.kinematics is None:
+        raise ValueError(f"model '{model.name}' declares no positions for a spatial analysis")
+    if first_frame is None:
+        first_frame = first_frame_after(run, 0.5 * float(run["frame"].values[-1]))
+    params = model.run_parameters(run)
+    frames = run_frames(run, model.kinematics, params, first_frame)
+    dataset, summary = structure_dataset(frames, seed, resamples, n_min, max_fraction)
+    summary["first_frame"] = int(first_frame)
     return dataset, summary

@@ -290,6 +290,43 @@ def _setup_fit(fit: argparse.ArgumentParser, context: CommandContext) -> None:
     fit.add_argument("--out-nc", help="also write the fit as netCDF")
 
 
+def _setup_structure(parser: argparse.ArgumentParser, context: CommandContext) -> None:
+    parser.add_argument("run", type=_netcdf_file, help="run netCDF file with snapshot frames")
+    parser.add_argument("--first-frame", type=int, default=None, metavar="K",
+                        help="first frame analysed (>= 0; default: the frames of the run's "
+                             "second half)")
+    parser.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap resamples for alpha's interval (>= 100); default 1000")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the bootstrap and the uniform control; default 0")
+    parser.add_argument("--out", required=True, help="output JSON file")
+    parser.add_argument("--out-nc", default=None, help="also write the curves as netCDF")
+
+
+def _structure(args: argparse.Namespace) -> None:
+    from flocklab.stages.structure import run_structure_file
+
+    if args.first_frame is not None and args.first_frame < 0:
+        raise ParameterError("first_frame", "'--first-frame' must be >= 0")
+    if args.resamples < 100:
+        raise ParameterError("resamples", "'--resamples' must be >= 100")
+    try:
+        summary = run_structure_file(args.run, args.out, args.first_frame, args.out_nc,
+                                     args.seed, args.resamples)
+    except ValueError as error:
+        raise ParameterError("run", f"{args.run}: {error}") from None
+    alpha, control = summary["number_fluctuation_exponent"], summary["control_exponent"]
+    parts = [f"alpha = {alpha['value']:.3f} [{alpha['ci'][0]:.3f}, {alpha['ci'][1]:.3f}]",
+             f"uniform control {control['value']:.3f}"]
+    if "correlation_length" in summary:
+        parts.append(f"r_0 = {summary['correlation_length']:.3g} "
+                     f"(size {summary['flock_size']:.3g})")
+    band = summary["band"]["band"]
+    parts.append({1: "band", 0: "no band", -1: "bands untestable (open space)"}[band])
+    print(f"wrote {args.out}" + (f" and {args.out_nc}" if args.out_nc else "")
+          + f"; {summary['frames']} frames from {summary['first_frame']}: " + ", ".join(parts))
+
+
 def _netcdf_file(text: str) -> str:
     """A path that names an existing netCDF file (argparse type)."""
     from pathlib import Path
@@ -413,6 +450,14 @@ ANALYSES = (
                         "--exponent."),
     Command("fss", "critical point and exponents by finite-size scaling of a summary",
             _setup_fss, run_fss_command, description=FSS_DESCRIPTION),
+    Command("structure", "spatial structure of a run's snapshot frames (number "
+                         "fluctuations, correlations, bands)", _setup_structure, _structure,
+            description="Number fluctuations Delta N against <n> and their exponent alpha "
+                        "(95 %% block-bootstrap interval over frames, beside the same for "
+                        "uniformly redrawn positions), g(r), S(k), the connected velocity "
+                        "correlation and its first zero r_0, and the band profiles along the "
+                        "mean heading, of the frames of a run file whose model declares "
+                        "positions. Writes strict JSON (and netCDF with --out-nc)."),
 )
 TOOLS = (
     Command("explore", "a live explorer of a model in the browser", setup_explore, run_explore,

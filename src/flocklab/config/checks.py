@@ -109,6 +109,8 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     snapshots = raw["snapshots"]
     _check_time(where, model, fixed, time, raw["burn_in"], snapshots)
     _check_analysis(where, raw, axes)
+    if "structure" in raw:
+        _check_structure(where, raw, model, time, snapshots)
     spec = None
     if "sensitivity" in raw:
         spec = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
@@ -256,6 +258,25 @@ def _check_time(where: str, model: Any, fixed: Mapping[str, Any], time: Mapping[
         raise ConfigError(f"config key '{where}.burn_in': {burn_in} leaves {kept} recorded "
                           f"values of a run ending at {grid.t_end:g} {grid.units}; must be "
                           f"< the end with at least two records after it")
+
+
+def _check_structure(where: str, raw: Mapping[str, Any], model: Any,
+                     time: Mapping[str, Any], snapshots: Mapping[str, Any]) -> None:
+    """A structure section needs a model with positions, a grid study and frames after the
+    burn-in."""
+    key = f"{where}.structure"
+    if model.kinematics is None:
+        raise ConfigError(f"config key '{key}': model '{model.name}' declares no positions "
+                          f"for a spatial analysis")
+    if "sensitivity" in raw:
+        raise ConfigError(f"config key '{key}': not available for a sensitivity study")
+    grid = RunControl(seed=0, **time, snapshot_every=snapshots["every"],
+                      snapshot_start=snapshots["start"]).grid(model)
+    frames = int(np.sum(grid.times(grid.frame_steps) > raw["burn_in"]))
+    if frames < 2:
+        raise ConfigError(f"config key '{where}.snapshots': {frames} snapshot frames after "
+                          f"burn_in = {raw['burn_in']}; the structure section needs at least 2 "
+                          f"(set snapshots.every and snapshots.start)")
 
 
 def _build_design(where: str, raw: Mapping[str, Any], model_name: str,

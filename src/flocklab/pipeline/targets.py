@@ -15,14 +15,14 @@ from flocklab.figures.kinds import KINDS, FigureContext
 
 
 def study_outputs(context: FigureContext, study: str) -> list[str]:
-    """The summary of study ``study`` and the outputs of the critical, fss and sensitivity
-    stages its config asks for."""
+    """The summary of study ``study`` and the outputs of the critical, fss, structure and
+    sensitivity stages its config asks for."""
     settings = context.config["studies"][study]
     files = [paths.study_file(study, "summary.nc")]
     if "sensitivity" in settings:
         return files + [paths.study_file(study, name) for name in
                         ("design.nc", "sensitivity.nc", "sensitivity.json")]
-    for stage in ("critical", "fss"):
+    for stage in ("critical", "fss", "structure"):
         if stage in settings:
             files += [paths.study_file(study, f"{stage}.{ext}") for ext in ("nc", "json")]
     return files

@@ -380,3 +380,88 @@ class Survival(SensitivityKind):
                 "for trend over the levels (weights: the level values; permutation p), the "
                 "test that decides the study's trend claims on this output; numbers in "
                 f"{paths.study_file(study.name, 'sensitivity.json')}.", design_text(study)]
+
+
+class StructureKind(AnalysisKind):
+    """A kind drawn from the study's spatial structure (``structure.nc``)."""
+
+    section, file = "structure", "structure.nc"
+
+
+class NumberFluctuations(StructureKind):
+    """Delta N against <n> on log axes (``structure.nc``)."""
+
+    name = "number_fluctuations"
+    description = ("number fluctuations Delta N against the mean box count on log axes with "
+                   "the fitted exponents (needs the study's structure section)")
+    text = ("Number fluctuations: the standard deviation :math:`\\Delta N` of the number of "
+            "agents in boxes tiling the domain against their mean :math:`\\langle n\\rangle`, "
+            "over the frames after the burn-in, replicates pooled. Independent positions give "
+            "slope 1/2, the ordered phase of 2-D polar flocks giant fluctuations of slope "
+            "about 0.8 (dashed and dotted guides). Legend: the exponent :math:`\\alpha` fitted "
+            "over :math:`10 < \\langle n\\rangle < N/20` with its 95 % moving-block bootstrap "
+            "interval over frames, and the same for the positions redrawn uniformly (the "
+            "control) (results/<study>/structure.json).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.structure_plots import number_fluctuations_figure
+
+        return number_fluctuations_figure(summary, analysis, title=title)
+
+
+class BandProfiles(StructureKind):
+    """Density and polar order along the mean heading (``structure.nc``)."""
+
+    name = "band_profiles"
+    description = ("density and polar-order profiles along the mean heading with the band "
+                   "flag (needs the study's structure section)")
+    text = ("Density (over the mean) and polar order along the mean heading, each frame's "
+            "profile shifted so that its dominant density mode sits at the centre, averaged "
+            "over frames and replicates. A band is flagged when the dominant density mode "
+            "along the heading exceeds 0.1 of the mean density and three times the strongest "
+            "mode across it (results/<study>/structure.json).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.structure_plots import band_profiles_figure
+
+        return band_profiles_figure(summary, analysis, title=title)
+
+
+class VelocityCorrelation(StructureKind):
+    """C(r)/C(0) per point (``structure.nc``)."""
+
+    name = "velocity_correlation"
+    description = ("connected velocity correlation C(r) per point with its first zero (needs "
+                   "the study's structure section)")
+    text = ("Connected velocity correlation :math:`C(r)/C(0)` of the velocity fluctuations "
+            "about the mean velocity, replicate means; crosses mark the mean first zero "
+            ":math:`r_0` (results/<study>/structure.json).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.structure_plots import velocity_correlation_figure
+
+        return velocity_correlation_figure(summary, analysis, title=title)
+
+
+class CorrelationLength(StructureKind):
+    """r_0 against the flock size with the starlings' line (``structure.nc``)."""
+
+    name = "correlation_length"
+    description = ("first zero r_0 of the velocity correlation against the flock size with "
+                   "the starlings' r_0 = 0.35 L (needs the study's structure section)")
+    text = ("The correlation length :math:`r_0` (first zero of the connected velocity "
+            "correlation) against the flock's linear size :math:`L` (the largest distance "
+            "between two agents): every run, the point means with their standard errors, a "
+            "line through the origin fitted to the means, and the starlings' "
+            ":math:`r_0 = 0.35\\,L` (Cavagna et al., PNAS 107, 11865, 2010). A constant "
+            "ratio is scale-free correlation; a finite correlation length would make "
+            ":math:`r_0` saturate as :math:`L` grows (results/<study>/structure.json).")
+
+    @staticmethod
+    def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
+        from flocklab.figures.structure_plots import correlation_length_figure
+
+        return correlation_length_figure(summary, analysis, title=title)
