@@ -866,8 +866,8 @@ def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000,
                        ("band", "dominant_mode", "band_amplitude", "band_anisotropy",
                         "random_amplitude", "band_amplitude_threshold",
                         "band_anisotropy_threshold")}
-    dataset = xr.merge([part.drop_attrs() if hasattr(part, "drop_attrs") else part
-                        for part in parts], combine_attrs="drop")
+    dataset = xr.merge([part.assign_attrs() for part in parts], combine_attrs="override")
+    dataset.attrs = {}
     dataset.attrs.update({"number_fluctuation_exponent": exponent["value"],
                           "control_exponent": control["value"],
                           "number_fluctuation_exponent_ci": list(exponent["ci"]),
