@@ -67,6 +67,13 @@ TWO_PI = 2.0 * math.pi
 NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
+NEIGHBOUR_RULES = ("metric", "knn", "voronoi")
+#: Estimated seconds per particle and step of each neighbour rule on one thread: about five
+#: times the rates measured by benchmarks/bench_vicsek_neighbours.py (density 2).
+SECONDS_PER_UPDATE = {"metric": 1.0e-6, "knn": 3.0e-6, "voronoi": 3.0e-5}
+#: Words per particle of the Voronoi rule's triangulation (points, images, Qhull's facets
+#: and the neighbour lists), on top of the state.
+VORONOI_WORDS = 200
 
 
 # --------------------------------------------------------------------------- model
@@ -109,8 +116,9 @@ class Vicsek(Model):
                       low=0.0, low_inclusive=False, symbol="L"),
         ParameterSpec("v0", "float", 0.03, "speed (distance moved per time step)",
                       "1", low=0.0, symbol="v_0"),
-        ParameterSpec("r", "float", 1.0, "interaction radius", "1", low=0.0,
-                      low_inclusive=False, symbol="r"),
+        ParameterSpec("r", "float", 1.0,
+                      "interaction radius of the metric rule (unused by knn and voronoi)", "1",
+                      low=0.0, low_inclusive=False, symbol="r"),
         ParameterSpec("eta", "float", 2.0,
                       "noise amplitude: angular in [0, 2pi] (rad), vectorial in [0, 1]",
                       "rad", low=0.0, high=TWO_PI, symbol="\\eta"),
@@ -122,6 +130,12 @@ class Vicsek(Model):
         ParameterSpec("init", "choice", "random",
                       "initial headings: uniform in [-pi, pi) or all along +x",
                       choices=INITIAL_CONDITIONS),
+        ParameterSpec("neighbours", "choice", "metric",
+                      "who a particle aligns with: all within r (metric), itself and its k "
+                      "nearest others (knn: Ballerini et al. 2008), or itself and its Voronoi "
+                      "neighbours (voronoi: Ginelli & Chate 2010)", choices=NEIGHBOUR_RULES),
+        ParameterSpec("k", "int", 7, "number of nearest others of the knn rule", "1", low=1,
+                      symbol="k"),
     )
 
     derived_quantities = (
@@ -164,6 +178,10 @@ class Vicsek(Model):
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         if params["noise"] == "vectorial":
             self.spec("eta").check_range(params["eta"], 0.0, 1.0, " for noise 'vectorial'")
+        if params["neighbours"] == "knn" and params["k"] > params["N"] - 1:
+            raise ParameterError("k", f"parameter 'k' = {params['k']!r} is out of range: "
+                                      f"allowed is an integer >= 1 and <= N - 1 = "
+                                      f"{params['N'] - 1!r} with neighbours 'knn'")
         if not params["v0"] < params["L"]:
             raise ParameterError("v0", f"parameter 'v0' = {params['v0']!r} is out of range: "
                                        f"allowed is a number >= 0 and < L = {params['L']!r}")
@@ -177,18 +195,15 @@ class Vicsek(Model):
         x, y, theta = self.initial_positions(params, rng)
         n = params["N"]
         from flocklab.core.random import noise_key
-        from flocklab.geometry.cell_list import cells_per_side
+        from flocklab.models.vicsek.kernels import cells_for, work_space
 
-        m = cells_per_side(params["L"], params["r"])
+        m = cells_for(params["neighbours"], n, params["L"], params["r"], params["k"])
         return {
             "state": np.array([x, y, np.cos(theta), np.sin(theta)]),
             "ident": np.arange(n, dtype=np.int64),
             "_key": noise_key(rng),
             "_cells": m,
-            "_work_int": np.empty((3, n), dtype=np.int64),
-            "_cell_start": np.empty(m * m + 1, dtype=np.int64),
-            "_cell_fill": np.empty(m * m, dtype=np.int64),
-            "_work_float": np.empty((6, n)),
+            **work_space(n, m),
         }
 
     def initial_positions(self, params: Mapping[str, Any], rng: np.random.Generator
@@ -206,16 +221,9 @@ class Vicsek(Model):
     def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
                 record: RunRecord) -> None:
         """``k`` steps of the compiled kernel, recording v_a and frames inside it."""
-        from flocklab.models.vicsek.kernels import advance_kernel
+        from flocklab.models.vicsek.kernels import advance_state
 
-        frames = record.frames
-        advance_kernel()(state["state"], state["ident"], state["_key"], first_step, k,
-                float(params["L"]), float(params["r"]), state["_cells"], float(params["v0"]),
-                float(params["eta"]), params["noise"] == "vectorial",
-                params["update"] == "forward", state["_work_int"], state["_cell_start"],
-                state["_cell_fill"], state["_work_float"], record.series["order_parameter"],
-                record.record_of_step, record.frame_of_step, frames["x"], frames["y"],
-                frames["theta"])
+        advance_state(state, params, first_step, k, record)
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         from flocklab.models.vicsek.kernels import _order_parameter
@@ -232,8 +240,11 @@ class Vicsek(Model):
         return {"x": out[0][0], "y": out[1][0], "theta": out[2][0]}
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
-        """13 words per particle of state and work space, the v_a series and 3 words per
-        particle and frame, twice over for the copy made when the file is written."""
+        """13 words per particle of state and work space (and :data:`VORONOI_WORDS` for the
+        triangulation), the v_a series and 3 words per particle and frame, twice over for
+        the copy made when the file is written; time from :data:`SECONDS_PER_UPDATE`."""
         n = params["N"]
-        words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
-        return Resources(2 * 8 * words, n * grid.steps / 1.0e6)
+        rule = params["neighbours"]
+        words = ((13 + (VORONOI_WORDS if rule == "voronoi" else 0)) * n
+                 + len(grid.record_steps) + 3 * n * len(grid.frame_steps))
+        return Resources(2 * 8 * words, n * grid.steps * SECONDS_PER_UPDATE[rule])
