@@ -56,7 +56,7 @@ def knn_cells_per_side(n: int, k: int) -> int:
     a configuration scaled by a power of two is binned identically. Grids of fewer than
     three cells per side are replaced by one cell (every pair then searched directly).
     """
-    m = int(math.floor(math.sqrt(9.0 * n / (STENCIL_FILL * (k + 1)))))
+    m = math.floor(math.sqrt(9.0 * n / (STENCIL_FILL * (k + 1))))
     return m if m >= 3 else 1
 
 
@@ -238,7 +238,7 @@ def _with_images(x: np.ndarray, y: np.ndarray, box: float, margin: float
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The points, then their periodic images inside ``(-w, L + w)²``: ``(points (M, 2),
     origin (M,))`` with ``origin`` the index of the particle each point is a copy of."""
-    tiles = int(math.ceil(margin / box))
+    tiles = math.ceil(margin / box)
     points = [np.column_stack([x, y])]
     origin = [np.arange(x.shape[0])]
     for sy in range(-tiles, tiles + 1):
