@@ -17,6 +17,15 @@ Positions: ``update="forward"`` :math:`x_i(t+1) = x_i(t) + v_0 e(\theta_i(t+1))`
 heading, as Grégoire & Chaté 2004); ``update="backward"`` uses :math:`e(\theta_i(t))`, the old
 heading, as Vicsek et al. (1995) print eq. (1).
 
+Neighbour rules (``neighbours``): ``metric`` (the sum above, all within :math:`r`);
+``knn``, the particle itself and its :math:`k` nearest others by minimum-image distance,
+ties to the smaller identity (Ballerini et al. 2008 measured :math:`k \approx 7` in
+starling flocks), so :math:`n_i = k + 1`; ``voronoi``, the particle itself and the particles
+whose Voronoi cells share an edge with its own in the periodic box, its Delaunay
+neighbours (Ginelli & Chaté 2010). The topological rules ignore :math:`r`; they are
+invariant under :math:`(L, v_0) \to (\lambda L, \lambda v_0)` at fixed :math:`N`
+(:mod:`flocklab.geometry.topological` for the searches and their certificates).
+
 The order parameter is :math:`v_a(t) = |\sum_i e(\theta_i(t))| / N`.
 
 The kernel stores headings as unit vectors and applies the angular noise as a
@@ -36,6 +45,10 @@ T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen, O. Shochet, "Novel type of phase
 transition in a system of self-driven particles", Phys. Rev. Lett. 75, 1226 (1995).
 G. Grégoire, H. Chaté, "Onset of collective and cohesive motion",
 Phys. Rev. Lett. 92, 025702 (2004).
+M. Ballerini et al., "Interaction ruling animal collective behavior depends on topological
+rather than metric distance: evidence from a field study", PNAS 105, 1232 (2008).
+F. Ginelli, H. Chaté, "Relevance of metric-free interactions in flocking phenomena",
+Phys. Rev. Lett. 105, 168103 (2010).
 """
 
 from __future__ import annotations
@@ -71,8 +84,9 @@ NEIGHBOUR_RULES = ("metric", "knn", "voronoi")
 #: Estimated seconds per particle and step of each neighbour rule on one thread: about five
 #: times the rates measured by benchmarks/bench_vicsek_neighbours.py (density 2).
 SECONDS_PER_UPDATE = {"metric": 1.0e-6, "knn": 3.0e-6, "voronoi": 3.0e-5}
-#: Words per particle of the Voronoi rule's triangulation (points, images, Qhull's facets
-#: and the neighbour lists), on top of the state.
+#: Words per particle of the Voronoi rule's triangulation (points and images, Qhull's
+#: facets, the neighbour lists): about twice the 110 measured as peak resident memory of one
+#: triangulation of 2·10^5 uniform points.
 VORONOI_WORDS = 200
 
 
@@ -240,11 +254,12 @@ class Vicsek(Model):
         return {"x": out[0][0], "y": out[1][0], "theta": out[2][0]}
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
-        """13 words per particle of state and work space (and :data:`VORONOI_WORDS` for the
-        triangulation), the v_a series and 3 words per particle and frame, twice over for
-        the copy made when the file is written; time from :data:`SECONDS_PER_UPDATE`."""
+        """13 words per particle of state and work space, the v_a series and 3 words per
+        particle and frame, twice over for the copy made when the file is written, plus
+        :data:`VORONOI_WORDS` per particle for a triangulation; time from
+        :data:`SECONDS_PER_UPDATE`."""
         n = params["N"]
         rule = params["neighbours"]
-        words = ((13 + (VORONOI_WORDS if rule == "voronoi" else 0)) * n
-                 + len(grid.record_steps) + 3 * n * len(grid.frame_steps))
-        return Resources(2 * 8 * words, n * grid.steps * SECONDS_PER_UPDATE[rule])
+        words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
+        extra = VORONOI_WORDS * n if rule == "voronoi" else 0
+        return Resources(2 * 8 * words + 8 * extra, n * grid.steps * SECONDS_PER_UPDATE[rule])
