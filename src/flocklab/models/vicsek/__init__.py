@@ -81,9 +81,10 @@ NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
 NEIGHBOUR_RULES = ("metric", "knn", "voronoi")
-#: Estimated seconds per particle and step of each neighbour rule on one thread: about five
-#: times the rates measured by benchmarks/bench_vicsek_neighbours.py (density 2).
-SECONDS_PER_UPDATE = {"metric": 1.0e-6, "knn": 3.0e-6, "voronoi": 3.0e-5}
+#: Estimated seconds per particle and step of each neighbour rule on one thread, three to
+#: six times the times measured by benchmarks/bench_vicsek_neighbours.py at density 2
+#: (metric 0.11-0.18 us, knn 1.2-1.5 us, voronoi 13-18 us, the latter two in ordered flocks).
+SECONDS_PER_UPDATE = {"metric": 1.0e-6, "knn": 5.0e-6, "voronoi": 6.0e-5}
 #: Words per particle of the Voronoi rule's triangulation (points and images, Qhull's
 #: facets, the neighbour lists): about twice the 110 measured as peak resident memory of one
 #: triangulation of 2·10^5 uniform points.
