@@ -37,6 +37,13 @@ COLLECTIVE_MOTION_PAPERS = ("\"动物集群运动行为模型\" (animal collecti
                             "student papers of a Chinese mathematical-modelling contest on "
                             "fish schools with a shark, obstacles and informed leaders, "
                             "published as a series without authors or date")
+BALLERINI_2008 = ("M. Ballerini, N. Cabibbo, R. Candelier, A. Cavagna, E. Cisbani, I. Giardina, "
+                  "V. Lecomte, A. Orlandi, G. Parisi, A. Procaccini, M. Viale and V. Zdravkovic, "
+                  "\"Interaction ruling animal collective behavior depends on topological "
+                  "rather than metric distance: evidence from a field study\", Proc. Natl. "
+                  "Acad. Sci. USA 105, 1232 (2008)")
+GINELLI_CHATE_2010 = ("F. Ginelli and H. Chaté, \"Relevance of metric-free interactions in "
+                      "flocking phenomena\", Phys. Rev. Lett. 105, 168103 (2010)")
 CHATE_2008 = ("H. Chaté, F. Ginelli, G. Grégoire and F. Raynaud, \"Collective motion of "
               "self-propelled particles interacting without cohesion\", Phys. Rev. E 77, "
               "046113 (2008)")

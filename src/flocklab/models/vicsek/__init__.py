@@ -17,6 +17,15 @@ Positions: ``update="forward"`` :math:`x_i(t+1) = x_i(t) + v_0 e(\theta_i(t+1))`
 heading, as Grégoire & Chaté 2004); ``update="backward"`` uses :math:`e(\theta_i(t))`, the old
 heading, as Vicsek et al. (1995) print eq. (1).
 
+Neighbour rules (``neighbours``): ``metric`` (the sum above, all within :math:`r`);
+``knn``, the particle itself and its :math:`k` nearest others by minimum-image distance,
+ties to the smaller identity (Ballerini et al. 2008 measured :math:`k \approx 7` in
+starling flocks), so :math:`n_i = k + 1`; ``voronoi``, the particle itself and the particles
+whose Voronoi cells share an edge with its own in the periodic box, its Delaunay
+neighbours (Ginelli & Chaté 2010). The topological rules ignore :math:`r`; they are
+invariant under :math:`(L, v_0) \to (\lambda L, \lambda v_0)` at fixed :math:`N`
+(:mod:`flocklab.geometry.topological` for the searches and their certificates).
+
 The order parameter is :math:`v_a(t) = |\sum_i e(\theta_i(t))| / N`.
 
 The kernel stores headings as unit vectors and applies the angular noise as a
@@ -36,6 +45,10 @@ T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen, O. Shochet, "Novel type of phase
 transition in a system of self-driven particles", Phys. Rev. Lett. 75, 1226 (1995).
 G. Grégoire, H. Chaté, "Onset of collective and cohesive motion",
 Phys. Rev. Lett. 92, 025702 (2004).
+M. Ballerini et al., "Interaction ruling animal collective behavior depends on topological
+rather than metric distance: evidence from a field study", PNAS 105, 1232 (2008).
+F. Ginelli, H. Chaté, "Relevance of metric-free interactions in flocking phenomena",
+Phys. Rev. Lett. 105, 168103 (2010).
 """
 
 from __future__ import annotations
@@ -68,6 +81,15 @@ TWO_PI = 2.0 * math.pi
 NOISE_KINDS = ("angular", "vectorial")
 UPDATE_RULES = ("forward", "backward")
 INITIAL_CONDITIONS = ("random", "aligned")
+NEIGHBOUR_RULES = ("metric", "knn", "voronoi")
+#: Estimated seconds per particle and step of each neighbour rule on one thread, three to
+#: six times the times measured by benchmarks/bench_vicsek_neighbours.py at density 2
+#: (metric 0.11-0.18 us, knn 1.2-1.5 us, voronoi 13-18 us, the latter two in ordered flocks).
+SECONDS_PER_UPDATE = {"metric": 1.0e-6, "knn": 5.0e-6, "voronoi": 6.0e-5}
+#: Words per particle of the Voronoi rule's triangulation (points and images, Qhull's
+#: facets, the neighbour lists): about twice the 110 measured as peak resident memory of one
+#: triangulation of 2·10^5 uniform points.
+VORONOI_WORDS = 200
 
 
 # --------------------------------------------------------------------------- model
@@ -113,8 +135,9 @@ class Vicsek(Model):
                       low=0.0, low_inclusive=False, symbol="L"),
         ParameterSpec("v0", "float", 0.03, "speed (distance moved per time step)",
                       "1", low=0.0, symbol="v_0"),
-        ParameterSpec("r", "float", 1.0, "interaction radius", "1", low=0.0,
-                      low_inclusive=False, symbol="r"),
+        ParameterSpec("r", "float", 1.0,
+                      "interaction radius of the metric rule (unused by knn and voronoi)", "1",
+                      low=0.0, low_inclusive=False, symbol="r"),
         ParameterSpec("eta", "float", 2.0,
                       "noise amplitude: angular in [0, 2pi] (rad), vectorial in [0, 1]",
                       "rad", low=0.0, high=TWO_PI, symbol="\\eta"),
@@ -126,6 +149,12 @@ class Vicsek(Model):
         ParameterSpec("init", "choice", "random",
                       "initial headings: uniform in [-pi, pi) or all along +x",
                       choices=INITIAL_CONDITIONS),
+        ParameterSpec("neighbours", "choice", "metric",
+                      "who a particle aligns with: all within r (metric), itself and its k "
+                      "nearest others (knn: Ballerini et al. 2008), or itself and its Voronoi "
+                      "neighbours (voronoi: Ginelli & Chate 2010)", choices=NEIGHBOUR_RULES),
+        ParameterSpec("k", "int", 7, "number of nearest others of the knn rule", "1", low=1,
+                      symbol="k"),
     )
 
     derived_quantities = (
@@ -168,6 +197,10 @@ class Vicsek(Model):
     def check(self, params: dict[str, Any], grid: TimeGrid | None = None) -> None:
         if params["noise"] == "vectorial":
             self.spec("eta").check_range(params["eta"], 0.0, 1.0, " for noise 'vectorial'")
+        if params["neighbours"] == "knn" and params["k"] > params["N"] - 1:
+            raise ParameterError("k", f"parameter 'k' = {params['k']!r} is out of range: "
+                                      f"allowed is an integer >= 1 and <= N - 1 = "
+                                      f"{params['N'] - 1!r} with neighbours 'knn'")
         if not params["v0"] < params["L"]:
             raise ParameterError("v0", f"parameter 'v0' = {params['v0']!r} is out of range: "
                                        f"allowed is a number >= 0 and < L = {params['L']!r}")
@@ -181,18 +214,15 @@ class Vicsek(Model):
         x, y, theta = self.initial_positions(params, rng)
         n = params["N"]
         from flocklab.core.random import noise_key
-        from flocklab.geometry.cell_list import cells_per_side
+        from flocklab.models.vicsek.kernels import cells_for, work_space
 
-        m = cells_per_side(params["L"], params["r"])
+        m = cells_for(params["neighbours"], n, params["L"], params["r"], params["k"])
         return {
             "state": np.array([x, y, np.cos(theta), np.sin(theta)]),
             "ident": np.arange(n, dtype=np.int64),
             "_key": noise_key(rng),
             "_cells": m,
-            "_work_int": np.empty((3, n), dtype=np.int64),
-            "_cell_start": np.empty(m * m + 1, dtype=np.int64),
-            "_cell_fill": np.empty(m * m, dtype=np.int64),
-            "_work_float": np.empty((6, n)),
+            **work_space(n, m),
         }
 
     def initial_positions(self, params: Mapping[str, Any], rng: np.random.Generator
@@ -210,16 +240,9 @@ class Vicsek(Model):
     def advance(self, state: dict, params: Mapping[str, Any], first_step: int, k: int,
                 record: RunRecord) -> None:
         """``k`` steps of the compiled kernel, recording v_a and frames inside it."""
-        from flocklab.models.vicsek.kernels import advance_kernel
+        from flocklab.models.vicsek.kernels import advance_state
 
-        frames = record.frames
-        advance_kernel()(state["state"], state["ident"], state["_key"], first_step, k,
-                float(params["L"]), float(params["r"]), state["_cells"], float(params["v0"]),
-                float(params["eta"]), params["noise"] == "vectorial",
-                params["update"] == "forward", state["_work_int"], state["_cell_start"],
-                state["_cell_fill"], state["_work_float"], record.series["order_parameter"],
-                record.record_of_step, record.frame_of_step, frames["x"], frames["y"],
-                frames["theta"])
+        advance_state(state, params, first_step, k, record)
 
     def observe(self, state: dict, params: Mapping[str, Any]) -> dict[str, float]:
         from flocklab.models.vicsek.kernels import _order_parameter
@@ -237,7 +260,11 @@ class Vicsek(Model):
 
     def resources(self, params: Mapping[str, Any], grid: TimeGrid) -> Resources:
         """13 words per particle of state and work space, the v_a series and 3 words per
-        particle and frame, twice over for the copy made when the file is written."""
+        particle and frame, twice over for the copy made when the file is written, plus
+        :data:`VORONOI_WORDS` per particle for a triangulation; time from
+        :data:`SECONDS_PER_UPDATE`."""
         n = params["N"]
+        rule = params["neighbours"]
         words = 13 * n + len(grid.record_steps) + 3 * n * len(grid.frame_steps)
-        return Resources(2 * 8 * words, n * grid.steps / 1.0e6)
+        extra = VORONOI_WORDS * n if rule == "voronoi" else 0
+        return Resources(2 * 8 * words + 8 * extra, n * grid.steps * SECONDS_PER_UPDATE[rule])
