@@ -101,4 +101,5 @@ def test_a_model_without_positions_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["structure", str(run), "--out", str(tmp_path / "x.json")])
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and "declares no positions" in err and len(err.strip().splitlines()) == 1
+    assert stop.value.code == 2 and "declares no positions" in err
+    assert len(err.strip().splitlines()) == 1
