@@ -31,6 +31,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 import flocklab
+from flocklab.core.driver import simulate
 from flocklab.core.registry import get_model
 from flocklab.core.threads import set_threads
 from flocklab.core.time import RunControl
@@ -58,8 +59,8 @@ def ckdtree_run(n: int, box: float, steps: int, seed: int) -> None:
 
 
 def flocklab_run(n: int, box: float, steps: int, seed: int) -> None:
-    get_model("vicsek").simulate({"N": n, "L": box, "eta": NOISE, "v0": SPEED, "r": RADIUS},
-                                 RunControl(steps=steps, seed=seed))
+    simulate(get_model("vicsek"), {"N": n, "L": box, "eta": NOISE, "v0": SPEED, "r": RADIUS},
+             RunControl(steps=steps, seed=seed))
 
 
 def timed(function, n: int, steps: int) -> float:
