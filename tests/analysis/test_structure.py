@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -472,6 +473,25 @@ def test_fft_and_exact_correlation_of_a_smooth_field_agree():
     r_exact = st.first_zero(data["r"].values, exact)
     assert 2.0 < r_exact < 2.6  # cos(2 pi r / L)-like field: a zero near L/2.6
     assert abs(data.attrs["correlation_length"] - r_exact) < delta
+
+
+def test_identical_velocities_give_nan_without_warnings():
+    """All velocities equal: dv = v - V is rounding noise (about 1e-17 here), C(0) = 0 in
+    exact arithmetic, so C(r) and r_0 are undefined: NaN, not the noise's correlation.
+    A small but real fluctuation (1e-9 of the speed) is still measured."""
+    rng = np.random.default_rng(2)
+    for box in (4.0, 0.0):
+        pos = rng.random((50, 2)) * 4.0
+        equal = np.tile([0.3, -0.1], (50, 1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            data = st.velocity_correlation(_frames([pos], box, [equal]), bins=10)
+        assert np.all(np.isnan(data["velocity_correlation"].values))
+        assert math.isnan(data.attrs["correlation_length"])
+        assert data["pair_count"].values.sum() > 0  # the pairs are there all the same
+        nudged = equal + 1e-9 * rng.normal(size=equal.shape)
+        data = st.velocity_correlation(_frames([pos], box, [nudged]), bins=10)
+        assert np.all(np.isfinite(data["velocity_correlation"].values))
 
 
 def test_velocity_correlation_needs_velocities():

@@ -541,6 +541,9 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
     grid of cell :math:`h \le \Delta r/2` (minimum-image cell offsets; a pair's distance is
     taken between cell centres, within :math:`h\sqrt{d}/2` of the true one), O(N + G log G).
 
+    Without fluctuations (all velocities equal, :math:`C(0)` at the rounding level of the
+    velocities, :math:`(8\epsilon\max|v_a|)^2`) :math:`C` and :math:`r_0` are NaN.
+
     The zero :math:`r_0` is linearly interpolated between the first two shells where
     :math:`C` goes from positive to negative; the flock's linear size is the largest
     distance between two entities (open space, mean over frames) or the box side.
@@ -575,6 +578,7 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
         r_max = 0.5 * frames.box if frames.periodic else float(sizes.max())
     edges = np.linspace(0.0, r_max, bins + 1)
     numerator, pairs, self_sum, entities = np.zeros(bins), np.zeros(bins), 0.0, 0
+    scale = 0.0  # largest velocity component: the rounding level of dv is eps times it
     for pos, vel in zip(frames.positions, frames.velocities, strict=True):
         dv = vel - vel.mean(axis=0)
         if frames.periodic:
@@ -586,9 +590,11 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
         pairs += count
         self_sum += float(np.sum(dv**2))
         entities += pos.shape[0]
+        scale = max(scale, float(np.abs(vel).max(initial=0.0)))
     c0 = self_sum / max(entities, 1)
+    fluctuating = c0 > (8.0 * np.finfo(float).eps * scale) ** 2
     corr = np.divide(numerator, pairs * c0, out=np.full(bins, np.nan),
-                     where=(pairs > 0) & (c0 > 0))
+                     where=(pairs > 0) & fluctuating)
     centres = 0.5 * (edges[1:] + edges[:-1])
     return xr.Dataset(
         {"velocity_correlation": ("r", corr, {"long_name": "connected velocity correlation "
