@@ -282,9 +282,12 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
 
     The slope of :math:`\log \Delta N_c` against :math:`\log\langle n\rangle` by least
     squares over the box sizes with ``n_min < <n> < n_max`` (default :math:`N/20`), where
-    :math:`\Delta N_c^2 = \Delta N^2/(1 - \langle n\rangle/N)` removes the binomial deficit
-    of a fixed total N (independent uniform positions give :math:`\alpha = 1/2` exactly in
-    expectation; the correction changes :math:`\Delta N` by at most 2.6 % in the range).
+    :math:`\Delta N_c^2 = \Delta N^2/(1 - \langle n\rangle/N_r)` removes the binomial
+    deficit of the fixed total :math:`N_r` the boxes share (the mean over frames of the
+    entities in the tiled region: N in a periodic box, about :math:`0.8^d N` in the
+    percentile box of open space), so that independent uniform positions give
+    :math:`\alpha = 1/2` exactly in expectation; in a periodic box the correction changes
+    :math:`\Delta N` by at most 2.6 % in the default range.
 
     The interval resamples blocks of consecutive frames, each block longer than twice the
     integrated autocorrelation time (in frames) of the per-frame variance at the middle box
@@ -326,12 +329,13 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
                 "reason": f"{use.size} box sizes with {n_min:g} < <n> < {n_max:g}; 3 needed"}
     s1, s2, boxes = (fluctuations[name].values for name in
                      ("count_sum", "count_square_sum", "boxes"))
-    value = _fit_moments(s1, s2, boxes, entities, use)
+    tiled = float(s1[:, use].mean())  # N_r: entities inside the tiled region per frame
+    value = _fit_moments(s1, s2, boxes, tiled, use)
     middle = use[use.size // 2]
     per_frame = s2[:, middle] / boxes[:, middle] - (s1[:, middle] / boxes[:, middle]) ** 2
     tau = integrated_autocorrelation_time(per_frame) if per_frame.size > 3 else 1.0
     block = max(1, math.ceil(2.0 * tau))
-    draws = _block_bootstrap(s1, s2, boxes, entities, use, block, resamples, seed)
+    draws = _block_bootstrap(s1, s2, boxes, tiled, use, block, resamples, seed)
     tail = 50.0 * (1.0 - level)
     ci = (np.percentile(draws, [tail, 100.0 - tail]).tolist() if draws.size
           else [float("nan")] * 2)
