@@ -464,6 +464,12 @@ def test_fft_correlation_is_the_pair_sum_within_the_grid_distance_error(dim):
     i, j, diff = _separations(pos, box)
     distance = np.sqrt((diff**2).sum(1))
     product = np.abs((dv[i] * dv[j]).sum(1))
+    # the grid distance error: below delta, and not within delta / 2 (cells are whole)
+    h = box / cells
+    cell_diff = np.floor(pos[i] / h) - np.floor(pos[j] / h)
+    cell_diff -= cells * np.round(cell_diff / cells)
+    error = np.abs(h * np.sqrt((cell_diff**2).sum(1)) - distance)
+    assert 0.5 * delta < error.max() < delta
     for b, radius in enumerate(edges[1:]):
         near = np.abs(distance - radius) <= delta
         assert abs(products[:b + 1].sum() - exact[:b + 1].sum()) <= 2 * product[near].sum()

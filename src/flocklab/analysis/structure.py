@@ -543,7 +543,8 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
     :math:`C(0) = \langle|\delta\mathbf{v}|^2\rangle`. Open space: exact over all pairs (k-d
     tree, weighted pair counts). Periodic box: by FFT of the count and velocity fields on a
     grid of cell :math:`h \le \Delta r/2` (minimum-image cell offsets; a pair's distance is
-    taken between cell centres, within :math:`h\sqrt{d}/2` of the true one), O(N + G log G).
+    taken between cell centres, less than :math:`h\sqrt{d}` from the true one, since each
+    coordinate of the separation moves by less than h), O(N + G log G).
 
     Without fluctuations (all velocities equal, :math:`C(0)` at the rounding level of the
     velocities, :math:`(8\epsilon\max|v_a|)^2`) :math:`C` and :math:`r_0` are NaN.
