@@ -282,16 +282,21 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
 
     The slope of :math:`\log \Delta N_c` against :math:`\log\langle n\rangle` by least
     squares over the box sizes with ``n_min < <n> < n_max`` (default :math:`N/20`), where
-    :math:`\Delta N_c^2 = \Delta N^2/(1 - \langle n\rangle/N)` removes the binomial deficit
-    of a fixed total N (independent uniform positions give :math:`\alpha = 1/2` exactly in
-    expectation; the correction changes :math:`\Delta N` by at most 2.6 % in the range).
+    :math:`\Delta N_c^2 = \Delta N^2/(1 - \langle n\rangle/N_r)` removes the binomial
+    deficit of the fixed total :math:`N_r` the boxes share (the mean over frames of the
+    entities in the tiled region: N in a periodic box, about :math:`0.8^d N` in the
+    percentile box of open space), so that independent uniform positions give
+    :math:`\alpha = 1/2` exactly in expectation; in a periodic box the correction changes
+    :math:`\Delta N` by at most 2.6 % in the default range.
 
     The interval resamples blocks of consecutive frames, each block longer than twice the
     integrated autocorrelation time (in frames) of the per-frame variance at the middle box
     size of the range (:func:`flocklab.core.autocorrelation.integrated_autocorrelation_time`),
     so that blocks are nearly independent (moving-block bootstrap; H. R. Künsch, "The
     jackknife and the bootstrap for general stationary observations", Ann. Stat. 17, 1217,
-    1989).
+    1989). The percentile interval is widened by :math:`\sqrt{k/(k-1)}` for :math:`k`
+    blocks (:func:`flocklab.analysis.resampling.bootstrap_interval`): without it, 95 %
+    intervals covered 1/2 in 84.5 % of uniform datasets of 8 frames (91.5 % at 20 frames).
 
     Parameters
     ----------
@@ -313,6 +318,7 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
         range), ``frames``, ``block_frames``, ``blocks``, ``tau_frames``; ``value`` NaN and
         ``reason`` set when fewer than 3 box sizes fall in the range.
     """
+    from flocklab.analysis.resampling import bootstrap_interval
     from flocklab.core.autocorrelation import integrated_autocorrelation_time
 
     entities = float(fluctuations.attrs["entities"])
@@ -326,17 +332,17 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
     if use.size < 3:
         return {**out, "value": float("nan"), "ci": [float("nan")] * 2,
                 "reason": f"{use.size} box sizes with {n_min:g} < <n> < {n_max:g}; 3 needed"}
-    value = _fit_moments(s1, s2, boxes, entities, use)
+    tiled = float(s1[:, use].mean())  # N_r: entities inside the tiled region per frame
+    value = _fit_moments(s1, s2, boxes, tiled, use)
     middle = use[use.size // 2]
     per_frame = s2[:, middle] / boxes[:, middle] - (s1[:, middle] / boxes[:, middle]) ** 2
     tau = integrated_autocorrelation_time(per_frame) if per_frame.size > 3 else 1.0
     block = max(1, math.ceil(2.0 * tau))
-    draws = _block_bootstrap(s1, s2, boxes, entities, use, block, resamples, seed)
-    tail = 50.0 * (1.0 - level)
-    ci = (np.percentile(draws, [tail, 100.0 - tail]).tolist() if draws.size
-          else [float("nan")] * 2)
+    draws = _block_bootstrap(s1, s2, boxes, tiled, use, block, resamples, seed)
+    blocks = max(1, s1.shape[0] // block)
+    ci = list(bootstrap_interval(draws, blocks, level))
     return {**out, "value": value, "ci": ci, "tau_frames": float(tau), "block_frames": block,
-            "blocks": int(s1.shape[0] // block)}
+            "blocks": blocks}
 
 
 def _block_bootstrap(s1: np.ndarray, s2: np.ndarray, boxes: np.ndarray, entities: float,
@@ -549,7 +555,11 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
     :math:`C(0) = \langle|\delta\mathbf{v}|^2\rangle`. Open space: exact over all pairs (k-d
     tree, weighted pair counts). Periodic box: by FFT of the count and velocity fields on a
     grid of cell :math:`h \le \Delta r/2` (minimum-image cell offsets; a pair's distance is
-    taken between cell centres, within :math:`h\sqrt{d}/2` of the true one), O(N + G log G).
+    taken between cell centres, less than :math:`h\sqrt{d}` from the true one, since each
+    coordinate of the separation moves by less than h), O(N + G log G).
+
+    Without fluctuations (all velocities equal, :math:`C(0)` at the rounding level of the
+    velocities, :math:`(8\epsilon\max|v_a|)^2`) :math:`C` and :math:`r_0` are NaN.
 
     The zero :math:`r_0` is linearly interpolated between the first two shells where
     :math:`C` goes from positive to negative; the flock's linear size is the largest
@@ -585,6 +595,7 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
         r_max = 0.5 * frames.box if frames.periodic else float(sizes.max())
     edges = np.linspace(0.0, r_max, bins + 1)
     numerator, pairs, self_sum, entities = np.zeros(bins), np.zeros(bins), 0.0, 0
+    scale = 0.0  # largest velocity component: the rounding level of dv is eps times it
     for pos, vel in zip(frames.positions, frames.velocities, strict=True):
         dv = vel - vel.mean(axis=0)
         if frames.periodic:
@@ -596,9 +607,11 @@ def velocity_correlation(frames: Frames, bins: int = 50, r_max: float | None = N
         pairs += count
         self_sum += float(np.sum(dv**2))
         entities += pos.shape[0]
+        scale = max(scale, float(np.abs(vel).max(initial=0.0)))
     c0 = self_sum / max(entities, 1)
+    fluctuating = c0 > (8.0 * np.finfo(float).eps * scale) ** 2
     corr = np.divide(numerator, pairs * c0, out=np.full(bins, np.nan),
-                     where=(pairs > 0) & (c0 > 0))
+                     where=(pairs > 0) & fluctuating)
     centres = 0.5 * (edges[1:] + edges[:-1])
     return xr.Dataset(
         {"velocity_correlation": ("r", corr, {"long_name": "connected velocity correlation "
