@@ -117,7 +117,8 @@ def _point_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str,
     mean = pooled["count_sum"].sum("frame") / pooled["boxes"].sum("frame")
     var = pooled["count_square_sum"].sum("frame") / pooled["boxes"].sum("frame") - mean**2
     curve = xr.concat(datasets, "replicate").mean("replicate")
-    curve["mean_count"], curve["count_std"] = mean, np.sqrt(np.maximum(var, 0.0))
+    curve["mean_count"] = mean.assign_attrs(curve["mean_count"].attrs)
+    curve["count_std"] = np.sqrt(np.maximum(var, 0.0)).assign_attrs(curve["count_std"].attrs)
     return entry, curve
 
 
