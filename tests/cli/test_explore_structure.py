@@ -25,8 +25,8 @@ from flocklab.explore.live import LiveRun
 from flocklab.explore.structure import (
     FLUCTUATIONS,
     PROFILE,
-    PROFILE_BINS,
     LiveStructure,
+    profile_bins,
     reference_lines,
 )
 
@@ -147,12 +147,18 @@ def test_the_density_profile_in_open_space_is_band_profiles_of_the_frame() -> No
         time, snapshot = live.frames[-1]
         frame = frames_from_snapshot(snapshot, model.kinematics, live.prepared, time)
         assert frame.dim == 3 and not frame.periodic
-        profiles.append(band_profiles(frame, bins=PROFILE_BINS)["density_profile"].values)
+        profiles.append(band_profiles(frame, bins=8)["density_profile"].values)
         assert np.array_equal(data.y, profiles[-1])
     assert data.frames == 5 and np.allclose(data.mean_y, np.mean(profiles, axis=0))
-    assert data.x.shape == (PROFILE_BINS,) and 0 < data.x[0] < data.x[-1] < 1
+    assert profile_bins(40) == 8 and data.x.shape == (8,)
+    assert 0 < data.x[0] < data.x[-1] < 1
     assert data.mean_y.mean() == pytest.approx(1.0)  # relative to the mean density
     assert data.references == {}
+    assert "restarted" in live.set_parameters({"N": 100})  # more slabs, a fresh mean
+    live.advance()
+    data = structure.update(live)
+    assert data.frames == 1 and data.x.shape == data.mean_y.shape == (profile_bins(100),)
+    assert profile_bins(100) == 20 and data.mean_y.mean() == pytest.approx(1.0)
 
 
 def test_a_change_of_n_restarts_the_average_without_stale_shapes() -> None:
@@ -208,23 +214,23 @@ def test_the_explorer_plots_the_measure_every_k_frames_and_after_a_change() -> N
     explorer._on_parameter("N", 150)
     sources = explorer.structure_sources
     assert explorer.fluctuation_plot.visible and not explorer.profile_plot.visible
-    assert "mean of 1 frame," in explorer.fluctuation_plot.title.text
+    assert "mean of 1 frame (" in explorer.fluctuation_plot.title.text
     explorer.running = True
     every = explorer.structure.every
     for _ in range(2 * every):
         explorer.tick()
-    assert "mean of 3 frames" in explorer.fluctuation_plot.title.text
+    assert "mean of 3 frames (" in explorer.fluctuation_plot.title.text
     assert all(len(s.data["x"]) == len(s.data["y"]) for s in sources.values())
     assert len(sources["0.5"].data["x"]) == 2
     explorer._on_parameter("N", 500)  # a restart: fresh shapes, fresh mean
-    assert "mean of 1 frame," in explorer.fluctuation_plot.title.text
+    assert "mean of 1 frame (" in explorer.fluctuation_plot.title.text
     _, snapshot = explorer.live.frames[-1]
     x, _ = _positive(number_fluctuations(frames_from_snapshot(
         snapshot, explorer.model.kinematics, explorer.live.prepared)))
     assert snapshot["x"].shape == (500,) and np.array_equal(sources["frame"].data["x"], x)
     explorer.structure_measure.value = PROFILE
     assert explorer.profile_plot.visible and not explorer.fluctuation_plot.visible
-    assert len(sources["frame"].data["y"]) == PROFILE_BINS
+    assert len(sources["frame"].data["y"]) == profile_bins(500) == 32
     assert math.isclose(float(np.mean(sources["mean"].data["y"])), 1.0)
 
 

@@ -89,9 +89,13 @@ class Explorer:
         Where "Save" writes the study snippet and the run file.
     seed : int
         Initial seed.
+    structure : bool
+        Show the structure plot (:mod:`flocklab.explore.structure`) of a model that
+        declares kinematics.
     """
 
-    def __init__(self, model: Model, out_dir: str | Path = "explore", seed: int = 0) -> None:
+    def __init__(self, model: Model, out_dir: str | Path = "explore", seed: int = 0,
+                 structure: bool = True) -> None:
         self.model = model
         self.out_dir = Path(out_dir)
         speed = 1 if model.time_mode == "steps" else 5
@@ -111,7 +115,8 @@ class Explorer:
         self.parameter_widgets = {c.name: self._parameter_widget(c) for c in controls}
         self._build_scene()
         self._build_series()
-        self.structure = LiveStructure(model) if model.kinematics is not None else None
+        self.structure = (LiveStructure(model) if structure and model.kinematics is not None
+                          else None)
         if self.structure is not None:
             self._build_structure()
         self._render(full=True)
@@ -416,7 +421,8 @@ class Explorer:
         self.fluctuation_plot = figure(x_axis_type="log", y_axis_type="log",
                                        x_axis_label="mean box count <n>",
                                        y_axis_label="ΔN", **style)
-        self.profile_plot = figure(x_axis_label="position along the mean heading / length",
+        self.profile_plot = figure(x_axis_label="position along the mean heading / length "
+                                                "(rear to front)",
                                    y_axis_label="density / mean density", **style)
         self.structure_sources = {name: ColumnDataSource({"x": [], "y": []},
                                                          name=f"structure-{name}")
@@ -426,6 +432,7 @@ class Explorer:
             self.fluctuation_plot.line("x", "y", source=sources[str(slope)], color="grey",
                                        line_dash=dash, legend_label=f"slope {slope:g}")
         for plot in (self.fluctuation_plot, self.profile_plot):
+            plot.title.text_font_size = "9pt"
             plot.line("x", "y", source=sources["mean"], color="#d62728", line_width=2,
                       legend_label="running mean")
             plot.scatter("x", "y", source=sources["frame"], size=4, color="#1f77b4",
@@ -469,9 +476,9 @@ class Explorer:
             x, y = data.references.get(slope, ((), ()))
             sources[str(slope)].data = {"x": x, "y": y}
         plot = self.fluctuation_plot if data.measure == FLUCTUATIONS else self.profile_plot
-        plot.title.text = (f"{data.measure}: mean of {data.frames} frame"
-                           f"{'s' if data.frames != 1 else ''}, every "
-                           f"{self.structure.every} frames")
+        plural = "s" if data.frames != 1 else ""
+        plot.title.text = (f"{data.measure}: mean of {data.frames} frame{plural} "
+                           f"(1 in {self.structure.every})")
 
     def _status_text(self) -> str:
         values = self.live.series[self.primary.name]
@@ -554,10 +561,12 @@ class Explorer:
 
 
 def serve(model: Model, port: int = 0, show: bool = True, out_dir: str | Path = "explore",
-          seed: int = 0) -> None:
-    """Serve the explorer of ``model`` on ``localhost:port`` until interrupted."""
+          seed: int = 0, structure: bool = True) -> None:
+    """Serve the explorer of ``model`` on ``localhost:port`` until interrupted
+    (``structure=False``: without the structure plot)."""
     pn.extension(notifications=False)
-    pn.serve({"/": lambda: Explorer(model, out_dir, seed).layout()}, port=port, show=show,
+    pn.serve({"/": lambda: Explorer(model, out_dir, seed, structure).layout()}, port=port,
+             show=show,
              title=f"flocklab explore {model.name}", address="localhost",
              websocket_origin=[f"localhost:{port}", f"127.0.0.1:{port}"] if port else None,
              threaded=False, verbose=True)

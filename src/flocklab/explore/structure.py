@@ -16,8 +16,8 @@ functions of :mod:`flocklab.analysis.structure`, every :data:`STRUCTURE_EVERY` f
   two dimensions; H. Chaté, F. Ginelli, G. Grégoire and F. Raynaud, "Collective motion of
   self-propelled particles interacting without cohesion", Phys. Rev. E 77, 046113, 2008);
 * **density profile** along the mean heading
-  (:func:`~flocklab.analysis.structure.band_profiles`), the density of
-  :data:`PROFILE_BINS` slabs over the mean density against the position along the heading
+  (:func:`~flocklab.analysis.structure.band_profiles`), the density of slabs
+  (:func:`profile_bins`) over the mean density against the position along the heading
   in units of the frame's length along it (the box side, or the group's extent in open
   space), and the mean of those profiles since the last reset or parameter change.
 
@@ -39,8 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Frames between two structure computations (its refresh: 2.5 a second at 25 frames/s).
 STRUCTURE_EVERY = 10
-#: Slabs of the density profile.
-PROFILE_BINS = 32
+#: Slabs of the density profile: about one per :data:`PROFILE_ENTITIES` entities, between
+#: these bounds (fixed from the first frame of a running average).
+PROFILE_BINS = (8, 32)
+PROFILE_ENTITIES = 5
 #: Reference slopes of log ΔN against log <n>: independent positions, giant fluctuations.
 REFERENCE_SLOPES = (0.5, 0.8)
 #: The measures, by the name the page shows.
@@ -84,6 +86,14 @@ class StructureData:
 def default_measure(model: Model, params: dict[str, Any]) -> str:
     """:data:`FLUCTUATIONS` in a periodic box, :data:`PROFILE` in open space."""
     return FLUCTUATIONS if model.kinematics.periodic_box(params) > 0.0 else PROFILE
+
+
+def profile_bins(n_entities: int) -> int:
+    """Slabs of the density profile for ``n_entities``: one per :data:`PROFILE_ENTITIES`
+    entities, within :data:`PROFILE_BINS` (a slab holds about five entities or more where
+    the group fills the length evenly)."""
+    low, high = PROFILE_BINS
+    return int(min(high, max(low, n_entities // PROFILE_ENTITIES)))
 
 
 def reference_lines(mean_count: np.ndarray, count_std: np.ndarray,
@@ -140,6 +150,7 @@ class LiveStructure:
         self._sums: list[np.ndarray] = []
         self._count = 0
         self._divisions = np.zeros(0, dtype=np.int64)
+        self._bins = PROFILE_BINS[1]
         self._last: tuple[int, StructureData | None] = (-1, None)
 
     def measure_for(self, live: LiveRun) -> str:
@@ -204,9 +215,11 @@ class LiveStructure:
     def _profile(self, frames: Frames) -> StructureData:
         from flocklab.analysis.structure import band_profiles
 
-        density = band_profiles(frames, bins=PROFILE_BINS)["density_profile"].values
+        if not self._sums:
+            self._bins = profile_bins(frames.positions[0].shape[0])
+        density = band_profiles(frames, bins=self._bins)["density_profile"].values
         (total,) = self._accumulate(density)
-        s = (np.arange(PROFILE_BINS) + 0.5) / PROFILE_BINS
+        s = (np.arange(self._bins) + 0.5) / self._bins
         return StructureData(PROFILE, s, density, s, total / self._count, self._count,
                              float(frames.times[0]))
 
