@@ -236,6 +236,8 @@ def main() -> None:
     text = "\n".join([
         "# Live explorer frame rates",
         "",
+        f"## {time.strftime('%Y-%m-%d')}",
+        "",
         f"`benchmarks/bench_explorer.py --frames {args.frames} --seconds {args.seconds:g} "
         f"--rounds {args.rounds} --repeats {args.repeats}` on "
         f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, load average "
