@@ -1,7 +1,8 @@
 """The live explorer in a real browser: for every registered model, ``flocklab explore``
 serves a page that headless Chromium loads; pressing Start makes the plotted observables
 grow, moving a parameter slider is applied (at the next step or by a restart, said on the
-page) and the plotted values change; the console shows no error."""
+page) and the plotted values change; a model that declares kinematics shows its structure
+plot, the others none; the console shows no error."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from flocklab.core.registry import available_models
+from flocklab.core.registry import available_models, get_model
 
 pytest.importorskip("panel", reason="the explorer needs Panel (pip install 'flocklab[explore]')")
 
@@ -36,6 +37,11 @@ const source = doc.get_model_by_name('series'); if (!source) return null;
 const names = Object.keys(source.data).filter(k => k !== 't');
 const length = source.data.t.length;
 return [length, JSON.stringify(names.map(k => length ? source.data[k][length - 1] : null))];
+"""
+#: JavaScript: points of the structure plot's current frame (null: no structure plot).
+STRUCTURE = """
+const doc = Bokeh.documents[0]; const source = doc && doc.get_model_by_name('structure-frame');
+return source ? source.data.x.length : null;
 """
 
 
@@ -124,6 +130,10 @@ def test_explorer_in_chromium(model: str, chromium, server) -> None:
     _click_button(chromium, "Start")
     grown = _wait_for(lambda: (s := chromium.execute_script(SERIES)) and s[0] > first[0] + 3
                       and s, 90, "the observable to be plotted")
+    if get_model(model).kinematics is None:  # no structure plot
+        assert chromium.execute_script(STRUCTURE) is None
+    else:
+        _wait_for(lambda: chromium.execute_script(STRUCTURE), 30, "the structure plot")
     _move_first_parameter_slider(chromium)
     _wait_for(lambda: "changed" in _status(chromium), 90, "the slider change to be applied")
     _click_button(chromium, "Reset")  # the changed run from t = 0, still running

@@ -119,36 +119,71 @@ def run_frames(run: xr.Dataset, kinematics: Kinematics, params: Mapping[str, Any
     ValueError
         If the run has no frames from ``first_frame`` on.
     """
-    dim = kinematics.dimensions(params)
-    names = kinematics.position[:dim]
+    names = kinematics.position[:kinematics.dimensions(params)]
     if names[0] not in run or run[names[0]].sizes.get("frame", 0) <= first_frame:
         frames = run[names[0]].sizes.get("frame", 0) if names[0] in run else 0
         raise ValueError(f"the run has {frames} snapshot frames; first_frame = {first_frame} "
                          "leaves none (record snapshots with 'snapshots: {every: ...}')")
-    pos = np.stack([run[name].values[first_frame:] for name in names], axis=-1)
-    vel = _velocities(run, kinematics, params, dim, first_frame)
-    alive = (run[kinematics.alive].values[first_frame:] > 0 if kinematics.alive
-             and kinematics.alive in run else np.ones(pos.shape[:2], bool))
+    values = {name: run[name].values[first_frame:] for name in _kinematic_names(kinematics)
+              if name in run}
+    return _stacked_frames(values, kinematics, params, run["frame"].values[first_frame:])
+
+
+def frames_from_snapshot(snapshot: Mapping[str, np.ndarray], kinematics: Kinematics,
+                         params: Mapping[str, Any], time: float = 0.0) -> Frames:
+    """One snapshot frame (a model's :meth:`~flocklab.core.model.Model.snapshot`: arrays of
+    shape (n,) per variable) as :class:`Frames` of one frame, read as :func:`run_frames`
+    reads a run file's frames.
+
+    Parameters
+    ----------
+    snapshot : mapping of str to ndarray
+        The frame's snapshot variables (at least the declared positions).
+    kinematics : Kinematics
+        The model's declaration of where positions and velocities are.
+    params : mapping
+        The run's prepared parameters (box side, dimension, speed).
+    time : float
+        The frame's time.
+    """
+    values = {name: np.asarray(snapshot[name])[None] for name in _kinematic_names(kinematics)
+              if name in snapshot}
+    return _stacked_frames(values, kinematics, params, np.array([time], float))
+
+
+def _kinematic_names(kinematics: Kinematics) -> tuple[str, ...]:
+    """Every snapshot variable a :class:`Kinematics` may name."""
+    return tuple(name for name in (*kinematics.position, *kinematics.velocity,
+                                   kinematics.heading_angle, kinematics.speed,
+                                   kinematics.alive) if name)
+
+
+def _stacked_frames(values: Mapping[str, np.ndarray], kinematics: Kinematics,
+                    params: Mapping[str, Any], times: np.ndarray) -> Frames:
+    """:class:`Frames` from the kinematic variables, each of shape (F, n) (frame first)."""
+    dim = kinematics.dimensions(params)
+    pos = np.stack([values[name] for name in kinematics.position[:dim]], axis=-1)
+    vel = _velocities(values, kinematics, params, dim)
+    alive = (values[kinematics.alive] > 0 if kinematics.alive and kinematics.alive in values
+             else np.ones(pos.shape[:2], bool))
     box = kinematics.periodic_box(params)
-    times = run["frame"].values[first_frame:]
     return Frames([p[a] for p, a in zip(pos, alive, strict=True)],
                   None if vel is None else [v[a] for v, a in zip(vel, alive, strict=True)],
                   np.asarray(times, float), box)
 
 
-def _velocities(run: xr.Dataset, kinematics: Kinematics, params: Mapping[str, Any], dim: int,
-                first_frame: int) -> np.ndarray | None:
+def _velocities(values: Mapping[str, np.ndarray], kinematics: Kinematics,
+                params: Mapping[str, Any], dim: int) -> np.ndarray | None:
     if kinematics.heading_angle:
-        theta = run[kinematics.heading_angle].values[first_frame:]
+        theta = values[kinematics.heading_angle]
         vel = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
     elif kinematics.velocity:
-        vel = np.stack([run[name].values[first_frame:]
-                        for name in kinematics.velocity[:dim]], axis=-1)
+        vel = np.stack([values[name] for name in kinematics.velocity[:dim]], axis=-1)
     else:
         return None
     if kinematics.speed:
-        if kinematics.speed in run:
-            vel = vel * run[kinematics.speed].values[first_frame:][..., None]
+        if kinematics.speed in values:
+            vel = vel * values[kinematics.speed][..., None]
         else:
             vel = vel * float(params[kinematics.speed])
     return vel

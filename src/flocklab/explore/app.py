@@ -33,6 +33,14 @@ from flocklab.explore.controls import (
     value_of_rows,
 )
 from flocklab.explore.live import LiveRun
+from flocklab.explore.structure import (
+    FLUCTUATIONS,
+    MEASURES,
+    REFERENCE_SLOPES,
+    LiveStructure,
+    StructureData,
+    default_measure,
+)
 from flocklab.figures.drawing import Glyph, drawing_of
 
 #: Period of the frame callback (ms): 25 frames a second when a frame takes less.
@@ -81,9 +89,13 @@ class Explorer:
         Where "Save" writes the study snippet and the run file.
     seed : int
         Initial seed.
+    structure : bool
+        Show the structure plot (:mod:`flocklab.explore.structure`) of a model that
+        declares kinematics.
     """
 
-    def __init__(self, model: Model, out_dir: str | Path = "explore", seed: int = 0) -> None:
+    def __init__(self, model: Model, out_dir: str | Path = "explore", seed: int = 0,
+                 structure: bool = True) -> None:
         self.model = model
         self.out_dir = Path(out_dir)
         speed = 1 if model.time_mode == "steps" else 5
@@ -103,6 +115,10 @@ class Explorer:
         self.parameter_widgets = {c.name: self._parameter_widget(c) for c in controls}
         self._build_scene()
         self._build_series()
+        self.structure = (LiveStructure(model) if structure and model.kinematics is not None
+                          else None)
+        if self.structure is not None:
+            self._build_structure()
         self._render(full=True)
 
     # ----------------------------------------------------------------- controls
@@ -398,6 +414,72 @@ class Explorer:
                                 **{n: self.live.series[n][self._sent:] for n in names}})
         self._sent = len(times)
 
+    def _build_structure(self) -> None:
+        """The structure plot: number fluctuations (log-log) and the density profile, one
+        shown at a time, and the selector between them."""
+        style = {"height": 250, "width": 460, "tools": "", "toolbar_location": None}
+        self.fluctuation_plot = figure(x_axis_type="log", y_axis_type="log",
+                                       x_axis_label="mean box count <n>",
+                                       y_axis_label="ΔN", **style)
+        self.profile_plot = figure(x_axis_label="position along the mean heading / length "
+                                                "(rear to front)",
+                                   y_axis_label="density / mean density", **style)
+        self.structure_sources = {name: ColumnDataSource({"x": [], "y": []},
+                                                         name=f"structure-{name}")
+                                  for name in ("frame", "mean", *map(str, REFERENCE_SLOPES))}
+        sources = self.structure_sources
+        for slope, dash in zip(REFERENCE_SLOPES, ("dashed", "dotted"), strict=True):
+            self.fluctuation_plot.line("x", "y", source=sources[str(slope)], color="grey",
+                                       line_dash=dash, legend_label=f"slope {slope:g}")
+        for plot in (self.fluctuation_plot, self.profile_plot):
+            plot.title.text_font_size = "9pt"
+            plot.line("x", "y", source=sources["mean"], color="#d62728", line_width=2,
+                      legend_label="running mean")
+            plot.scatter("x", "y", source=sources["frame"], size=4, color="#1f77b4",
+                         legend_label="this frame")
+            plot.legend.location = "top_left"
+            plot.legend.label_text_font_size = "8pt"
+            plot.legend.background_fill_alpha = 0.6
+        self.structure_measure = pn.widgets.RadioButtonGroup(
+            options=list(MEASURES), value=default_measure(self.model, self.live.prepared),
+            css_classes=["structure-measure"])
+        self.structure.measure = self.structure_measure.value
+        self.structure_measure.param.watch(self._on_measure, "value")
+        self._show_measure()
+
+    def _show_measure(self) -> None:
+        fluctuations = self.structure.measure == FLUCTUATIONS
+        self.fluctuation_plot.visible = fluctuations
+        self.profile_plot.visible = not fluctuations
+
+    def _on_measure(self, event: Any) -> None:
+        self.structure.measure = event.new
+        self._show_measure()
+        with pn.io.hold():
+            self._update_structure(full=True)
+
+    def _update_structure(self, full: bool) -> None:
+        """Send the structure measure when it is due (every frame it is computed)."""
+        data = self.structure.update(self.live, force=full)
+        if data is None:
+            if full:  # nothing measurable (fewer than two entities): an empty plot
+                for source in self.structure_sources.values():
+                    source.data = {"x": [], "y": []}
+            return
+        self._show_structure(data)
+
+    def _show_structure(self, data: StructureData) -> None:
+        sources = self.structure_sources
+        sources["frame"].data = {"x": data.x, "y": data.y}
+        sources["mean"].data = {"x": data.mean_x, "y": data.mean_y}
+        for slope in REFERENCE_SLOPES:
+            x, y = data.references.get(slope, ((), ()))
+            sources[str(slope)].data = {"x": x, "y": y}
+        plot = self.fluctuation_plot if data.measure == FLUCTUATIONS else self.profile_plot
+        plural = "s" if data.frames != 1 else ""
+        plot.title.text = (f"{data.measure}: mean of {data.frames} frame{plural} "
+                           f"(1 in {self.structure.every})")
+
     def _status_text(self) -> str:
         values = self.live.series[self.primary.name]
         value = values[-1] if values else math.nan
@@ -418,6 +500,8 @@ class Explorer:
         with pn.io.hold():
             self._draw_scene(full)
             self._update_series(full)
+            if self.structure is not None:
+                self._update_structure(full)
             self.status.object = self._status_text()
 
     # ----------------------------------------------------------------- actions
@@ -466,18 +550,23 @@ class Explorer:
                  *(self._table_panel(name, widget) if name in self.table_columns else widget
                    for name, widget in self.parameter_widgets.items())]
         scene = pn.Column(self.scene_pane, *([self.fallback] if self.fallback else []))
-        plots = pn.Column(self.status, self.primary_plot,
-                          *([self.other_plot] if self.other_plot is not None else []))
+        plots = [self.status, self.primary_plot,
+                 *([self.other_plot] if self.other_plot is not None else [])]
+        if self.structure is not None:
+            plots += [self.structure_measure, self.fluctuation_plot, self.profile_plot]
+        plots = pn.Column(*plots)
         page = pn.Row(pn.Column(*side, width=330, scroll=True, height=900), scene, plots)
         pn.state.add_periodic_callback(self.tick, period=FRAME_PERIOD_MS)
         return page
 
 
 def serve(model: Model, port: int = 0, show: bool = True, out_dir: str | Path = "explore",
-          seed: int = 0) -> None:
-    """Serve the explorer of ``model`` on ``localhost:port`` until interrupted."""
+          seed: int = 0, structure: bool = True) -> None:
+    """Serve the explorer of ``model`` on ``localhost:port`` until interrupted
+    (``structure=False``: without the structure plot)."""
     pn.extension(notifications=False)
-    pn.serve({"/": lambda: Explorer(model, out_dir, seed).layout()}, port=port, show=show,
+    pn.serve({"/": lambda: Explorer(model, out_dir, seed, structure).layout()}, port=port,
+             show=show,
              title=f"flocklab explore {model.name}", address="localhost",
              websocket_origin=[f"localhost:{port}", f"127.0.0.1:{port}"] if port else None,
              threaded=False, verbose=True)
