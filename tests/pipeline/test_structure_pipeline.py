@@ -48,6 +48,12 @@ def test_giant_fluctuations_only_in_the_ordered_phase(finished):
     # order correlates over longer distances than disorder
     assert (points["eta=0.3"]["correlation_length"]["mean"]
             > points["eta=5.03"]["correlation_length"]["mean"])
+    claims = json.loads((finished / "gnf" / "structure.json").read_text())["claims"]
+    assert [c["verdict"] for c in claims[:2]] == ["holds", "holds"]
+    assert claims[0]["test"].startswith("least-squares slope") and claims[0]["n"] >= 5
+    assert claims[0]["low"] > 0.6 and claims[0]["point"] == {"eta": 0.3}
+    # one box size for both points: the exponent of r_0 against L is untestable
+    assert claims[2]["verdict"] == "untestable"
 
 
 def test_the_dataset_and_the_figures(finished):
@@ -69,6 +75,11 @@ def test_the_dataset_and_the_figures(finished):
       "burn_in": 0.5, "snapshots": {"every": 0.1, "start": 0.5}},
      "declares no positions for a spatial analysis"),
     ({"snapshots": {"every": 0, "start": 0}}, "snapshot frames after burn_in"),
+    ({"structure": {"claims": [{"claim": "c", "quantity": "control_exponent",
+                                "point": {"eta": 0.4}, "above": 0.4}]}},
+     "structure.claims[0].point.eta': 0.4 is not one of the swept values"),
+    ({"structure": {"claims": [{"claim": "c", "quantity": "control_exponent", "above": 0.4}]}},
+     "structure.claims[0].point'"),
 ])
 def test_the_check_refuses_before_any_job(tmp_path, edit, message):
     import yaml

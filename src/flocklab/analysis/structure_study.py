@@ -59,7 +59,8 @@ def study_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str, 
     study : mapping
         The study record (``labels``, ``axes``, ``burn_in``, ``replicates``).
     settings : mapping
-        The study's ``structure`` section: ``resamples``, ``n_min``, ``max_fraction``.
+        The study's ``structure`` section: ``resamples``, ``n_min``, ``max_fraction`` and
+        optional ``claims`` (:func:`structure_verdicts`).
     seed : int
         Seed of the bootstrap and of the uniform control (plus the point's index).
 
@@ -71,7 +72,8 @@ def study_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str, 
         ``replicate``): ``correlation_length``, ``flock_size``, ``band``,
         ``band_amplitude``; the curves of :data:`CURVES` on index dimensions.
     document : dict
-        ``points``: one entry per point with its swept values and the same numbers.
+        ``points``: one entry per point with its swept values and the same numbers;
+        ``claims``: the verdicts of :func:`structure_verdicts`.
     """
     by_point: dict[str, list[xr.Dataset]] = {}
     for run in runs:
@@ -84,8 +86,11 @@ def study_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str, 
         entries.append({"point": label, **values, **entry})
         curves.append(curve)
     dataset = _study_dataset(study, coords, entries, curves)
-    return dataset, {"study": study["name"], "burn_in": study["burn_in"],
-                     "settings": dict(settings), "points": entries}
+    document = {"study": study["name"], "burn_in": study["burn_in"],
+                "settings": dict(settings), "points": entries}
+    if settings.get("claims"):
+        document["claims"] = structure_verdicts(document, settings["claims"])
+    return dataset, document
 
 
 def _point_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str, Any],
@@ -205,3 +210,81 @@ def _add_curve(ds: xr.Dataset, curves: Sequence[xr.Dataset], variable: str,
     grid_attrs = dict(present[0][dim].attrs)
     ds[grid] = (("point", index), arrays[grid], grid_attrs)
     return ds
+
+
+#: Quantities a structure claim may name: a point's interval estimate, or the exponent of
+#: r_0 against the flock size over the study's points.
+CLAIM_QUANTITIES = ("number_fluctuation_exponent", "control_exponent",
+                    "correlation_length_exponent")
+
+
+def structure_verdicts(document: Mapping[str, Any], claims: Sequence[Mapping[str, Any]]
+                       ) -> list[dict[str, Any]]:
+    """Verdicts on the claims of a study's ``structure`` section (:data:`CLAIM_QUANTITIES`).
+
+    * ``number_fluctuation_exponent``, ``control_exponent`` at the claim's ``point``: holds
+      when the exponent's 95 % block-bootstrap interval lies inside ``(above, below)``,
+      fails when it lies wholly beyond a bound, inconclusive otherwise; n is the number of
+      bootstrap blocks (nearly independent stretches of frames).
+    * ``correlation_length_exponent``: the exponent b of :math:`r_0 \\propto L^b` fitted to
+      every run's (flock size, r_0) by least squares on logs
+      (:func:`flocklab.analysis.verdicts.exponent_in_range`): b = 1 is scale-free
+      correlation, b < 1 a correlation length that saturates.
+    """
+    from flocklab.analysis.verdicts import Verdict, exponent_in_range
+
+    verdicts = []
+    for claim in claims:
+        above, below = claim.get("above"), claim.get("below")
+        if claim["quantity"] == "correlation_length_exponent":
+            sizes = [[run["flock_size"] for run in p["runs"]] for p in document["points"]]
+            r0 = [[run["correlation_length"] for run in p["runs"]] for p in document["points"]]
+            levels = np.array([np.nanmean(s) for s in sizes])
+            verdict = exponent_in_range(claim["claim"], levels, _padded(r0), below, above)
+        else:
+            estimate = _matching_point(document, claim["point"])[claim["quantity"]]
+            verdict = _interval_verdict(claim["claim"], estimate, above, below, Verdict)
+        verdicts.append({**verdict.as_dict(), "quantity": claim["quantity"],
+                         **({"point": dict(claim["point"])} if "point" in claim else {})})
+    return verdicts
+
+
+def _padded(rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """Rows of different lengths as one array, NaN-padded."""
+    out = np.full((len(rows), max(len(r) for r in rows)), np.nan)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return out
+
+
+def _matching_point(document: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The document's point whose swept values equal ``values`` (numbers as floats)."""
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, int | float) and isinstance(b, int | float):
+            return bool(np.isclose(float(a), float(b)))
+        return a == b
+
+    for point in document["points"]:
+        if all(name in point and same(point[name], value) for name, value in values.items()):
+            return point
+    raise KeyError(f"no point with {dict(values)}")
+
+
+def _interval_verdict(claim: str, estimate: Mapping[str, Any], above: float | None,
+                      below: float | None, verdict_type: Any) -> Any:
+    """holds / fails / inconclusive from an estimate's 95 % interval against a range."""
+    from flocklab.analysis.verdicts import range_verdict
+
+    value, (low, high) = estimate["value"], estimate["ci"]
+    test = "least-squares slope of log Delta N on log <n>, moving-block bootstrap over frames"
+    blocks = int(estimate.get("blocks", 0))
+    if not np.isfinite(value) or not (np.isfinite(low) and np.isfinite(high)):
+        return verdict_type(claim, "untestable", estimate.get("reason", "no interval"), test,
+                            blocks, value)
+    wanted = " and ".join(f"{sign} {bound:g}" for bound, sign in ((above, ">"), (below, "<"))
+                          if bound is not None)
+    evidence = (f"alpha = {value:.3f} [{low:.3f}, {high:.3f}] (95 %, {estimate['frames']} "
+                f"frames in {blocks} blocks of {estimate.get('block_frames', 1)}, "
+                f"{estimate['box_sizes']} box sizes); claimed {wanted}")
+    return verdict_type(claim, range_verdict(low, high, below, above), evidence, test, blocks,
+                        value, low, high)

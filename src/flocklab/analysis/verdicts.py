@@ -369,11 +369,11 @@ def mean_in_range(claim: str, runs: np.ndarray, below: float | None, above: floa
         return Verdict(claim, "inconclusive", evidence + " (one run: no interval)", method, 1,
                        mean)
     evidence += f" [{low:.4g}, {high:.4g}] (95 %, {method}, {values.size} runs)"
-    verdict = _range_verdict(low, high, below, above)
+    verdict = range_verdict(low, high, below, above)
     return Verdict(claim, verdict, evidence, method, int(values.size), mean, low, high)
 
 
-def _range_verdict(low: float, high: float, below: float | None, above: float | None) -> str:
+def range_verdict(low: float, high: float, below: float | None, above: float | None) -> str:
     """holds if the interval [low, high] lies inside (above, below), fails if it lies wholly
     beyond one bound, inconclusive otherwise."""
     inside = (below is None or high < below) and (above is None or low > above)
@@ -450,7 +450,7 @@ def exponent_in_range(claim: str, levels: np.ndarray, runs: np.ndarray, below: f
                           if bound is not None)
     evidence = (f"exponent {b:.3f} [{low:.3f}, {high:.3f}] (95 %, {n} runs; "
                 f"prefactor e^a = {math.exp(a):.3g}); claimed {wanted}")
-    verdict = _range_verdict(low, high, below, above)
+    verdict = range_verdict(low, high, below, above)
     detectable = math.nan
     if verdict == "inconclusive":
         detectable = (high - low) / 2

@@ -12,6 +12,7 @@ at once: :class:`~flocklab.core.parameters.ConfigError` with one line per proble
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -111,6 +112,7 @@ def _build_study(name: str, raw: Mapping[str, Any], base_seed: int) -> Study:
     _check_analysis(where, raw, axes)
     if "structure" in raw:
         _check_structure(where, raw, model, time, snapshots)
+        _check_structure_claims(f"{where}.structure", raw["structure"], axes)
     spec = None
     if "sensitivity" in raw:
         spec = _build_design(f"{where}.sensitivity", raw, model.name, fixed,
@@ -277,6 +279,39 @@ def _check_structure(where: str, raw: Mapping[str, Any], model: Any,
         raise ConfigError(f"config key '{where}.snapshots': {frames} snapshot frames after "
                           f"burn_in = {raw['burn_in']}; the structure section needs at least 2 "
                           f"(set snapshots.every and snapshots.start)")
+
+
+def _check_structure_claims(key: str, settings: Mapping[str, Any], axes: list[Axis]) -> None:
+    """Each claim names a range, and an exponent claim a point of the study's grid."""
+    swept = {name: list(axis.coords[name]) for axis in axes for name in axis.coords}
+    for i, claim in enumerate(settings.get("claims", [])):
+        where = f"{key}.claims[{i}]"
+        if claim.get("above") is None and claim.get("below") is None:
+            raise ConfigError(f"config key '{where}': give 'above', 'below' or both")
+        if claim.get("above") is not None and claim.get("below") is not None \
+                and not claim["above"] < claim["below"]:
+            raise ConfigError(f"config key '{where}.above': must be < below")
+        if claim["quantity"] == "correlation_length_exponent":
+            continue
+        point = claim.get("point")
+        if not point:
+            raise ConfigError(f"config key '{where}.point': '{claim['quantity']}' is a point's "
+                              f"estimate; name the point's swept values")
+        for name, value in point.items():
+            values = swept.get(name)
+            if values is None:
+                raise ConfigError(f"config key '{where}.point.{name}': not a swept parameter; "
+                                  f"allowed: {', '.join(swept) or 'none'}")
+            if not any(_same_value(value, known) for known in values):
+                raise ConfigError(f"config key '{where}.point.{name}': {value!r} is not one of "
+                                  f"the swept values {values}")
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal, numbers compared as floats."""
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(float(a), float(b))
+    return a == b
 
 
 def _build_design(where: str, raw: Mapping[str, Any], model_name: str,
