@@ -57,6 +57,9 @@ FIT_MIN_COUNT = 10.0
 FIT_MAX_FRACTION = 20.0
 #: Central probability of the exponent's bootstrap interval.
 EXPONENT_LEVEL = 0.95
+#: g(r) is averaged over evenly spread frames holding about this many positions in all:
+#: its shell counts are then far more precise than any feature drawn from them.
+PAIR_POSITIONS = 200_000
 #: Band criterion: the along-heading density mode's mean amplitude must exceed this
 #: fraction of the mean density ...
 BAND_AMPLITUDE = 0.1
@@ -437,7 +440,8 @@ def pair_correlation(frames: Frames, r_max: float | None = None, bins: int = 60,
                      seed: int = 0) -> xr.Dataset:
     r"""Pair correlation :math:`g(r)`, averaged over frames.
 
-    Periodic box of side :math:`L`: :math:`g(r) = \frac{L^d}{N(N-1)}\,
+    Averaged over evenly spread frames holding about :data:`PAIR_POSITIONS` positions (all
+    frames of a small system). Periodic box of side :math:`L`: :math:`g(r) = \frac{L^d}{N(N-1)}\,
     \frac{P(r)}{V_{\mathrm{shell}}(r)}` with :math:`P` the ordered pairs at distance in the
     shell (minimum image), so :math:`g \to 1` for independent positions. Open space: the
     frame's pair counts over those of as many independent points, uniform in the frame's
@@ -467,7 +471,7 @@ def pair_correlation(frames: Frames, r_max: float | None = None, bins: int = 60,
     total = np.zeros(bins)
     reference = np.zeros(bins)
     rng = np.random.default_rng(seed)
-    for pos in frames.positions:
+    for pos in _spread_frames(frames.positions, PAIR_POSITIONS):
         n = pos.shape[0]
         total += _pair_counts(pos, frames.box, edges)
         if frames.periodic:
@@ -489,6 +493,13 @@ def _extent(frames: Frames) -> float:
     if frames.periodic:
         return frames.box
     return max(float(np.ptp(pos, axis=0).max()) for pos in frames.positions) or 1.0
+
+
+def _spread_frames(positions: Sequence[np.ndarray], budget: int) -> list[np.ndarray]:
+    """Evenly spread frames holding about ``budget`` positions in all (at least one)."""
+    count = max(1, min(len(positions), budget // max(positions[0].shape[0], 1)))
+    picks = np.unique(np.round(np.linspace(0, len(positions) - 1, count)).astype(int))
+    return [positions[i] for i in picks]
 
 
 def _mean_spacing(frames: Frames) -> float:
@@ -559,22 +570,37 @@ def structure_factor(frames: Frames, n_max: int | None = None, side: float | Non
         coords={"k": ("k", k, {"long_name": "wave number", "units": "1"})})
 
 
-def _lattice_power(pos: np.ndarray, side: float, n_max: int, chunk: int = 4096) -> np.ndarray:
+def _lattice_power(pos: np.ndarray, side: float, n_max: int, chunk: int = 8192) -> np.ndarray:
     r""":math:`|\rho_{\mathbf{k}}|^2` on the lattice ``n_0 in [0, n_max]``, the other indices
-    in ``[-n_max, n_max]`` (C order, as :func:`structure_factor` builds it)."""
+    in ``[-n_max, n_max]`` (C order, as :func:`structure_factor` builds it).
+
+    The phase factors :math:`e^{-i 2\pi n x/L}` of each coordinate are powers of the first,
+    built by repeated multiplication (relative error about n times the machine epsilon),
+    and combined by one matrix product per chunk of particles."""
     dim = pos.shape[1]
-    phase = -2.0j * math.pi / side
-    rho = 0.0
+    rho: Any = 0.0
     for start in range(0, pos.shape[0], chunk):
-        part = pos[start:start + chunk]
-        factors = [np.exp(phase * np.outer(part[:, 0], np.arange(0, n_max + 1)))]
-        factors += [np.exp(phase * np.outer(part[:, a], np.arange(-n_max, n_max + 1)))
-                    for a in range(1, dim)]
+        base = np.exp((-2.0j * math.pi / side) * pos[start:start + chunk].T)
+        factors = [_powers(base[0], n_max, False)]
+        factors += [_powers(base[a], n_max, True) for a in range(1, dim)]
+        if dim == 1:
+            rho = rho + factors[0].sum(axis=1)
+            continue
         lead = factors[0]
         for factor in factors[1:-1]:
-            lead = (lead[:, :, None] * factor[:, None, :]).reshape(part.shape[0], -1)
-        rho = rho + lead.T @ factors[-1] if dim > 1 else rho + lead.sum(0)
+            lead = (lead[:, None, :] * factor[None, :, :]).reshape(-1, base.shape[1])
+        rho = rho + lead @ factors[-1].T
     return np.abs(np.asarray(rho).ravel()) ** 2
+
+
+def _powers(base: np.ndarray, n_max: int, symmetric: bool) -> np.ndarray:
+    """``base**j`` for j = 0 ... n_max (rows), or j = -n_max ... n_max when ``symmetric``
+    (|base| = 1, so ``base**-j`` is the conjugate)."""
+    out = np.empty((n_max + 1, base.size), dtype=complex)
+    out[0] = 1.0
+    for j in range(1, n_max + 1):
+        np.multiply(out[j - 1], base, out=out[j])
+    return np.concatenate([np.conj(out[:0:-1]), out]) if symmetric else out
 
 
 # --------------------------------------------------------------------------- velocities
