@@ -73,11 +73,32 @@ LEVEL = 0.95
 MID_RANGE = (0.1, 0.3)
 #: Smallest ratio of the largest to the smallest L for the saturating fit.
 SATURATION_SPAN = 1.5
+#: A saturating fit with ℓ above this multiple of the largest L is its linear limit.
+LINEAR_LIMIT = 100.0
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """Measurements of one run (frame values averaged over the frames after burn-in)."""
+    """Measurements of one run (frame values averaged over the frames after burn-in).
+
+    Attributes
+    ----------
+    n, seed : int
+        Flock size and seed.
+    cpu : float
+        CPU seconds of the simulation (one thread).
+    polarisation, tau_p, largest_min : float
+        Mean polarisation after the burn-in, its integrated autocorrelation time (model
+        time units) and the smallest largest-group share.
+    frames : int
+        Frames measured.
+    size, r0, ratio : float
+        Means over frames of L (largest pair distance), r_0 and r_0/L (model length units).
+    missing : int
+        Frames whose C(r) never crosses zero (left out of the means).
+    pooled_r0, mid_correlation : float
+        r_0 of C summed over the frames, and that C averaged over r/L in :data:`MID_RANGE`.
+    """
 
     n: int
     seed: int
@@ -200,6 +221,7 @@ def fits(results: Sequence[RunResult], resamples: int = 1000, seed: int = 0
         ci = np.percentile(column, [tail, 100.0 - tail]) if column.size else [math.nan] * 2
         out[name] = (value[k], float(ci[0]), float(ci[1]))
     out["sat_residual"], out["prop_residual"] = _residuals(size, r0, value)
+    out["size_max"] = float(size.max())
     return out
 
 
@@ -245,12 +267,18 @@ def fit_lines(fit: dict[str, Any]) -> str:
         value, low, high = fit[name]
         return f"{value:.3g} [{low:.3g}, {high:.3g}]"
 
+    ell, ell_low = fit["ell"][0], fit["ell"][1]
+    if math.isfinite(ell) and ell < LINEAR_LIMIT * fit["size_max"]:
+        saturating = (f"r_sat = {show('r_sat')}, ℓ = {show('ell')} "
+                      f"(rms residual {fit['sat_residual']:.3g})")
+    else:
+        saturating = (f"no finite fit (least squares run to the linear limit, ℓ = {ell:.3g}, "
+                      f"2.5 % quantile {ell_low:.3g}, against L ≤ {fit['size_max']:.3g})")
     return "\n".join([
         f"- r_0 = a L: a = {show('a')} (rms residual {fit['prop_residual']:.3g})",
         f"- r_0 ∝ L^γ: γ = {show('gamma')} (1: scale-free; < 1: saturating)",
         f"- d(r_0/L)/d ln L = {show('ratio_slope')} (0: constant ratio)",
-        f"- r_0 = r_sat (1 - exp(-L/ℓ)): r_sat = {show('r_sat')}, ℓ = {show('ell')} "
-        f"(rms residual {fit['sat_residual']:.3g})"])
+        f"- r_0 = r_sat (1 - exp(-L/ℓ)): {saturating}"])
 
 
 def main(argv: Sequence[str] | None = None) -> None:
