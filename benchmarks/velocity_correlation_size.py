@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+if __name__ == "__main__":  # one thread, set before numba is imported (not on import)
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse
 import math
