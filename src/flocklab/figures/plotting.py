@@ -16,7 +16,8 @@ the models' declarations (:mod:`flocklab.figures.labels`). The figure kinds
 * :func:`series_figure` — observables of runs against time (or against another observable);
 * :func:`animate_run` — an animation of a run's frames;
 * the analysis figures: single-size effective fits, sensitivity indices, and the
-  finite-size scaling figures of :mod:`flocklab.figures.fss_plots`.
+  finite-size scaling figures of :mod:`flocklab.figures.fss_plots` and the spatial
+  structure figures of :mod:`flocklab.figures.structure_plots`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ from flocklab.figures.fss_plots import (  # noqa: F401 (the figure kinds find th
     fss_critical_figure,
     fss_curves_figure,
     fss_scaling_figure,
+)
+from flocklab.figures.structure_plots import (  # noqa: F401 (the figure kinds find them here)
+    band_profiles_figure,
+    correlation_length_figure,
+    number_fluctuations_figure,
+    velocity_correlation_figure,
 )
 
 if TYPE_CHECKING:

@@ -405,7 +405,7 @@ class NumberFluctuations(StructureKind):
 
     @staticmethod
     def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
-        from flocklab.figures.structure_plots import number_fluctuations_figure
+        from flocklab.figures.plotting import number_fluctuations_figure
 
         return number_fluctuations_figure(summary, analysis, title=title)
 
@@ -424,7 +424,7 @@ class BandProfiles(StructureKind):
 
     @staticmethod
     def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
-        from flocklab.figures.structure_plots import band_profiles_figure
+        from flocklab.figures.plotting import band_profiles_figure
 
         return band_profiles_figure(summary, analysis, title=title)
 
@@ -441,7 +441,7 @@ class VelocityCorrelation(StructureKind):
 
     @staticmethod
     def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
-        from flocklab.figures.structure_plots import velocity_correlation_figure
+        from flocklab.figures.plotting import velocity_correlation_figure
 
         return velocity_correlation_figure(summary, analysis, title=title)
 
@@ -462,6 +462,6 @@ class CorrelationLength(StructureKind):
 
     @staticmethod
     def plot(summary: xr.Dataset, analysis: xr.Dataset, title: str) -> Figure:
-        from flocklab.figures.structure_plots import correlation_length_figure
+        from flocklab.figures.plotting import correlation_length_figure
 
         return correlation_length_figure(summary, analysis, title=title)
