@@ -59,7 +59,20 @@ VALLEY = 0.5
 #: ... and the lower peak's side holds at least this fraction of the records.
 MINOR_WEIGHT = 0.05
 #: Runs of the results file: (noise, L, eta values, steps, init).
-MEASURED: tuple[tuple[str, int, tuple[float, ...], int, str], ...] = ()
+MEASURED: tuple[tuple[str, int, tuple[float, ...], int, str], ...] = (
+    ("vectorial", 16, (0.60, 0.61, 0.62), 40_000, "random"),
+    ("vectorial", 32, (0.58, 0.60, 0.61, 0.62, 0.63, 0.64, 0.66), 40_000, "random"),
+    ("vectorial", 32, (0.61,), 10_000, "random"),
+    ("vectorial", 32, (0.612, 0.614, 0.616, 0.618), 100_000, "random"),
+    ("vectorial", 32, (0.615,), 300_000, "random"),
+    ("vectorial", 64, (0.56, 0.57, 0.58, 0.59, 0.60, 0.61, 0.62, 0.63), 30_000, "random"),
+    ("vectorial", 64, (0.614, 0.617), 60_000, "random"),
+    ("vectorial", 64, (0.617,), 60_000, "aligned"),
+    ("vectorial", 64, (0.615,), 150_000, "random"),
+    ("vectorial", 128, (0.61, 0.62), 30_000, "random"),
+    ("angular", 64, (2.6, 2.8, 2.9, 3.0), 20_000, "random"),
+    ("angular", 128, (2.8, 3.0), 20_000, "random"),
+)
 QUICK = (("vectorial", 16, (0.5, 0.6), 3000, "random"),)
 SPARK = " ▁▂▃▄▅▆▇█"
 
