@@ -25,7 +25,7 @@ import numpy as np
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from flocklab.analysis import structure as st  # noqa: E402
+from flocklab.analysis import structure as st
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
