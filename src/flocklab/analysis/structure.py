@@ -538,7 +538,7 @@ def structure_factor(frames: Frames, n_max: int | None = None, side: float | Non
     Returns
     -------
     xarray.Dataset
-        ``structure_factor`` on ``k`` (mean |k| of each shell).
+        ``structure_factor`` on ``k`` (the mean wave number of each shell).
     """
     import xarray as xr
 
