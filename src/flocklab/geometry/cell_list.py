@@ -148,7 +148,7 @@ def _single_cell_sum(k, xs, ys, uxs, uys, box, radius_sq):  # pragma: no cover
 
 
 @njit(cache=True, inline="always")
-def _periodic_cell(index, m, query, box):  # pragma: no cover
+def periodic_cell(index, m, query, box):  # pragma: no cover
     """Cell index wrapped into ``0..m-1`` and the query coordinate moved to that image."""
     if index < 0:
         return index + m, query + box
@@ -175,7 +175,7 @@ def neighbour_sum_one(k, cx, cy, m, xs, ys, uxs, uys, cell_start, box,
     sum_y = 0.0
     count = 0
     for oy in range(-1, 2):
-        ny, py = _periodic_cell(cy + oy, m, yk, box)
+        ny, py = periodic_cell(cy + oy, m, yk, box)
         row = ny * m
         if 1 <= cx <= m - 2:
             sx, sy, n = _strip_sum(cell_start[row + cx - 1], cell_start[row + cx + 2], xs, ys,
@@ -185,7 +185,7 @@ def neighbour_sum_one(k, cx, cy, m, xs, ys, uxs, uys, cell_start, box,
             count += n
         else:
             for ox in range(-1, 2):
-                nx, px = _periodic_cell(cx + ox, m, xk, box)
+                nx, px = periodic_cell(cx + ox, m, xk, box)
                 sx, sy, n = _strip_sum(cell_start[row + nx], cell_start[row + nx + 1], xs, ys,
                                        uxs, uys, px, py, radius_sq)
                 sum_x += sx

@@ -39,7 +39,8 @@ import math
 import numpy as np
 from numba import njit
 
-from flocklab.geometry.cell_list import bin_particles, gather_sorted
+from flocklab.geometry.cell_list import bin_particles, gather_sorted, periodic_cell
+from flocklab.geometry.vectors import min_image
 
 #: Expected number of particles in a 3 × 3 stencil of the kNN cell list, in units of k + 1.
 STENCIL_FILL = 2.0
@@ -86,21 +87,12 @@ def _offer(d2, ident, slot, count, k, best_d2, best_id, best_slot):  # pragma: n
 @njit(cache=True)
 def _knn_all(p, xs, ys, ids, box, k, best_d2, best_id, best_slot):  # pragma: no cover
     """Direct minimum-image search over every particle (small grids, far rings)."""
-    half = 0.5 * box
     count = 0
     for q in range(xs.shape[0]):
         if q == p:
             continue
-        dx = xs[q] - xs[p]
-        if dx > half:
-            dx -= box
-        elif dx < -half:
-            dx += box
-        dy = ys[q] - ys[p]
-        if dy > half:
-            dy -= box
-        elif dy < -half:
-            dy += box
+        dx = min_image(xs[q] - xs[p], box)
+        dy = min_image(ys[q] - ys[p], box)
         count = _offer(dx * dx + dy * dy, ids[q], q, count, k, best_d2, best_id, best_slot)
 
 
@@ -127,22 +119,8 @@ def knn_one(p, cx, cy, m, xs, ys, ids, cell_start, box, k, best_d2, best_id,
         for oy in range(-ring, ring + 1):
             step = 1 if abs(oy) == ring else 2 * ring
             for ox in range(-ring, ring + 1, max(step, 1)):
-                nx = cx + ox
-                qx = xp
-                if nx < 0:
-                    nx += m
-                    qx += box
-                elif nx >= m:
-                    nx -= m
-                    qx -= box
-                ny = cy + oy
-                qy = yp
-                if ny < 0:
-                    ny += m
-                    qy += box
-                elif ny >= m:
-                    ny -= m
-                    qy -= box
+                nx, qx = periodic_cell(cx + ox, m, xp, box)
+                ny, qy = periodic_cell(cy + oy, m, yp, box)
                 c = ny * m + nx
                 for q in range(cell_start[c], cell_start[c + 1]):
                     if q != p:
