@@ -232,6 +232,17 @@ def _box_region(pos: np.ndarray, box: float) -> tuple[np.ndarray, np.ndarray]:
     return low, np.maximum(high - low, np.finfo(float).tiny)
 
 
+def count_moments(count_sum: np.ndarray, count_square_sum: np.ndarray, boxes: np.ndarray,
+                  axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    r"""Mean :math:`\langle n\rangle` and variance :math:`\Delta N^2` of the box counts
+    from their sums :math:`S_1, S_2` and box numbers :math:`B`, pooled over ``axis`` (the
+    frames): :math:`\langle n\rangle = \sum S_1/\sum B`,
+    :math:`\Delta N^2 = \sum S_2/\sum B - \langle n\rangle^2` (not clipped at 0)."""
+    total = boxes.sum(axis)
+    mean = count_sum.sum(axis) / total
+    return mean, count_square_sum.sum(axis) / total - mean**2
+
+
 def number_fluctuations(frames: Frames, divisions: Sequence[int] | None = None
                         ) -> xr.Dataset:
     r"""Box-count moments of every frame at every box size.
@@ -272,8 +283,7 @@ def number_fluctuations(frames: Frames, divisions: Sequence[int] | None = None
             s1[f, b], s2[f, b] = counts.sum(), np.square(counts, dtype=float).sum()
             boxes[f, b] = counts.size
             sides[f, b] = float(np.prod(extent / m)) ** (1.0 / frames.dim)
-    mean = s1.sum(0) / boxes.sum(0)
-    var = np.maximum(s2.sum(0) / boxes.sum(0) - mean**2, 0.0)
+    mean, var = count_moments(s1, s2, boxes)
     dims = ("frame", "box_size")
     return xr.Dataset(
         {"count_sum": (dims, s1, {"long_name": "sum of the box counts", "units": "1"}),
@@ -281,7 +291,7 @@ def number_fluctuations(frames: Frames, divisions: Sequence[int] | None = None
                                          "units": "1"}),
          "boxes": (dims, boxes, {"long_name": "number of boxes", "units": "1"}),
          "mean_count": ("box_size", mean, {"long_name": "mean box count <n>", "units": "1"}),
-         "count_std": ("box_size", np.sqrt(var),
+         "count_std": ("box_size", np.sqrt(np.maximum(var, 0.0)),
                        {"long_name": "standard deviation of the box count Delta N",
                         "units": "1"}),
          "box_side": ("box_size", sides.mean(0), {"long_name": "box side", "units": "1"})},
@@ -304,8 +314,7 @@ def _fit_moments(s1: np.ndarray, s2: np.ndarray, boxes: np.ndarray, entities: fl
                  use: np.ndarray) -> float:
     """Slope of log ΔN_c against log <n> over the box sizes ``use`` (ΔN_c: binomial-
     corrected, :func:`fluctuation_exponent`)."""
-    mean = s1[:, use].sum(0) / boxes[:, use].sum(0)
-    var = s2[:, use].sum(0) / boxes[:, use].sum(0) - mean**2
+    mean, var = count_moments(s1[:, use], s2[:, use], boxes[:, use])
     corrected = var / np.maximum(1.0 - mean / entities, 1e-12)
     if np.any(corrected <= 0):
         return float("nan")
@@ -363,7 +372,7 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
     n_max = entities / FIT_MAX_FRACTION if n_max is None else float(n_max)
     s1, s2, boxes = (fluctuations[name].values for name in
                      ("count_sum", "count_square_sum", "boxes"))
-    mean = s1.sum(0) / boxes.sum(0)
+    mean, _ = count_moments(s1, s2, boxes)
     use = np.flatnonzero((mean > n_min) & (mean < n_max))
     out: dict[str, Any] = {"level": level, "n_min": n_min, "n_max": n_max,
                            "box_sizes": int(use.size), "frames": int(fluctuations.sizes["frame"])}
@@ -373,7 +382,7 @@ def fluctuation_exponent(fluctuations: xr.Dataset, n_min: float = FIT_MIN_COUNT,
     tiled = float(s1[:, use].mean())  # N_r: entities inside the tiled region per frame
     value = _fit_moments(s1, s2, boxes, tiled, use)
     middle = use[use.size // 2]
-    per_frame = s2[:, middle] / boxes[:, middle] - (s1[:, middle] / boxes[:, middle]) ** 2
+    _, per_frame = count_moments(s1[:, [middle]], s2[:, [middle]], boxes[:, [middle]], axis=1)
     tau = integrated_autocorrelation_time(per_frame) if per_frame.size > 3 else 1.0
     block = max(1, math.ceil(2.0 * tau))
     draws = _block_bootstrap(s1, s2, boxes, tiled, use, block, resamples, seed)
@@ -889,46 +898,27 @@ def _profiles(frames: Frames, axis: int, sign: float, side: float, bins: int, mo
 # --------------------------------------------------------------------------- all
 
 
-def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000,
-                      n_min: float = FIT_MIN_COUNT, max_fraction: float = FIT_MAX_FRACTION,
-                      lengths: Mapping[str, float] | None = None
-                      ) -> tuple[xr.Dataset, dict[str, Any]]:
-    """Every spatial measure of ``frames`` in one dataset, and its headline numbers.
-
-    The number-fluctuation exponent is fitted over ``n_min < <n> < N / max_fraction``, for
-    the frames and for their uniform control (:func:`uniform_frames`, drawn from ``seed``).
-    ``lengths`` fixes the grids (:func:`common_lengths`; default: those of ``frames``), so
-    that runs of one parameter point share them.
+def spatial_measures(frames: Frames, lengths: Mapping[str, float] | None = None
+                     ) -> tuple[xr.Dataset, dict[str, Any]]:
+    """The measures of ``frames`` besides the number fluctuations: ``pair_correlation`` on
+    ``r_pair``, ``structure_factor`` on ``k``, ``velocity_correlation`` on ``r`` (with
+    velocities) and the band profiles (:func:`band_profiles`), on the grids of ``lengths``
+    (:func:`common_lengths`; default: those of ``frames``).
 
     Returns
     -------
     dataset : xarray.Dataset
-        Number-fluctuation moments (:func:`number_fluctuations`), ``pair_correlation`` on
-        ``r_pair``, ``structure_factor`` on ``k``, ``velocity_correlation`` on ``r`` (with
-        velocities) and the band profiles (:func:`band_profiles`).
+        The curves (no dataset attributes).
     summary : dict
-        ``number_fluctuation_exponent`` (:func:`fluctuation_exponent`: ``value``, ``ci``
-        and its details), ``control_exponent`` (the same of the uniform control),
-        ``correlation_length`` (r_0), ``flock_size``, ``band`` (flag,
-        dominant mode, amplitude, anisotropy, criterion), ``entities``, ``frames``,
-        ``dimension``, ``periodic``.
+        ``correlation_length`` (r_0) and ``flock_size`` (with velocities), ``band`` (flag,
+        dominant mode, amplitude, anisotropy, criterion).
     """
     import xarray as xr
 
-    fluctuations = number_fluctuations(frames)
-    n_max = fluctuations.attrs["entities"] / max_fraction
-    exponent = fluctuation_exponent(fluctuations, n_min, n_max, resamples, seed)
-    control = fluctuation_exponent(number_fluctuations(uniform_frames(frames, seed)),
-                                   n_min, n_max, resamples, seed)
     lengths = common_lengths([frames]) if lengths is None else lengths
-    parts = [fluctuations,
-             pair_correlation(frames, lengths["pair"]).rename(r="r_pair"),
+    parts = [pair_correlation(frames, lengths["pair"]).rename(r="r_pair"),
              structure_factor(frames, side=lengths["extent"])]
-    summary: dict[str, Any] = {"number_fluctuation_exponent": exponent,
-                               "control_exponent": control,
-                               "entities": fluctuations.attrs["entities"],
-                               "frames": len(frames), "dimension": frames.dim,
-                               "periodic": frames.periodic}
+    summary: dict[str, Any] = {}
     if frames.velocities is not None:
         correlation = velocity_correlation(frames, r_max=lengths["velocity"])
         parts.append(correlation)
@@ -942,12 +932,49 @@ def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000,
                         "band_anisotropy_threshold")}
     dataset = xr.merge([part.assign_attrs() for part in parts], combine_attrs="override")
     dataset.attrs = {}
-    dataset.attrs.update({"number_fluctuation_exponent": exponent["value"],
-                          "control_exponent": control["value"],
-                          "number_fluctuation_exponent_ci": list(exponent["ci"]),
-                          "correlation_length": summary.get("correlation_length",
-                                                            float("nan")),
-                          "band": summary["band"]["band"]})
+    return dataset, summary
+
+
+def structure_dataset(frames: Frames, seed: int = 0, resamples: int = 1000,
+                      n_min: float = FIT_MIN_COUNT, max_fraction: float = FIT_MAX_FRACTION,
+                      lengths: Mapping[str, float] | None = None
+                      ) -> tuple[xr.Dataset, dict[str, Any]]:
+    """Every spatial measure of ``frames`` in one dataset, and its headline numbers.
+
+    The number-fluctuation exponent is fitted over ``n_min < <n> < N / max_fraction``, for
+    the frames and for their uniform control (:func:`uniform_frames`, drawn from ``seed``);
+    the other measures are :func:`spatial_measures` on the grids of ``lengths``.
+
+    Returns
+    -------
+    dataset : xarray.Dataset
+        Number-fluctuation moments (:func:`number_fluctuations`) and the curves of
+        :func:`spatial_measures`.
+    summary : dict
+        ``number_fluctuation_exponent`` (:func:`fluctuation_exponent`: ``value``, ``ci``
+        and its details), ``control_exponent`` (the same of the uniform control),
+        ``entities``, ``frames``, ``dimension``, ``periodic`` and the summary of
+        :func:`spatial_measures`.
+    """
+    import xarray as xr
+
+    fluctuations = number_fluctuations(frames)
+    n_max = fluctuations.attrs["entities"] / max_fraction
+    exponent = fluctuation_exponent(fluctuations, n_min, n_max, resamples, seed)
+    control = fluctuation_exponent(number_fluctuations(uniform_frames(frames, seed)),
+                                   n_min, n_max, resamples, seed)
+    curves, measured = spatial_measures(frames, lengths)
+    summary: dict[str, Any] = {"number_fluctuation_exponent": exponent,
+                               "control_exponent": control,
+                               "entities": fluctuations.attrs["entities"],
+                               "frames": len(frames), "dimension": frames.dim,
+                               "periodic": frames.periodic, **measured}
+    dataset = xr.merge([fluctuations.assign_attrs(), curves], combine_attrs="override")
+    dataset.attrs = {"number_fluctuation_exponent": exponent["value"],
+                     "control_exponent": control["value"],
+                     "number_fluctuation_exponent_ci": list(exponent["ci"]),
+                     "correlation_length": summary.get("correlation_length", float("nan")),
+                     "band": summary["band"]["band"]}
     return dataset, summary
 
 

@@ -105,26 +105,26 @@ def _point_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str,
     for frames in frame_sets:
         fluctuations.append(st.number_fluctuations(frames))
         controls.append(st.number_fluctuations(st.uniform_frames(frames, seed)))
-        dataset, summary = st.structure_dataset(frames, seed, resamples=0, lengths=lengths)
-        datasets.append(dataset.drop_dims("frame"))
+        dataset, summary = st.spatial_measures(frames, lengths)
+        datasets.append(dataset)
         per_run.append({"correlation_length": summary.get("correlation_length", np.nan),
                         "flock_size": summary.get("flock_size", np.nan),
                         "band": summary["band"]["band"],
                         "band_amplitude": summary["band"]["band_amplitude"]})
-    entities = float(np.mean([f.attrs["entities"] for f in fluctuations]))
-    fit = {"n_min": settings["n_min"], "n_max": entities / settings["max_fraction"],
+    pooled = _pooled(fluctuations)
+    fit = {"n_min": settings["n_min"], "n_max": pooled.attrs["entities"] / settings["max_fraction"],
            "resamples": settings["resamples"], "seed": seed}
-    exponent = st.fluctuation_exponent(_pooled(fluctuations), **fit)
+    exponent = st.fluctuation_exponent(pooled, **fit)
     control = st.fluctuation_exponent(_pooled(controls), **fit)
     entry = {"number_fluctuation_exponent": exponent, "control_exponent": control,
              "runs": per_run, **_replicate_means(per_run)}
-    pooled = _pooled(fluctuations)
-    mean = pooled["count_sum"].sum("frame") / pooled["boxes"].sum("frame")
-    var = pooled["count_square_sum"].sum("frame") / pooled["boxes"].sum("frame") - mean**2
+    mean, var = st.count_moments(*(pooled[name].values for name in
+                                   ("count_sum", "count_square_sum", "boxes")))
     curve = xr.concat(datasets, "replicate").mean("replicate")
-    curve["mean_count"] = mean.assign_attrs(curve["mean_count"].attrs)
-    curve["count_std"] = np.sqrt(np.maximum(var, 0.0)).assign_attrs(curve["count_std"].attrs)
-    return entry, curve
+    attrs = fluctuations[0]
+    curve["mean_count"] = ("box_size", mean, attrs["mean_count"].attrs)
+    curve["count_std"] = ("box_size", np.sqrt(np.maximum(var, 0.0)), attrs["count_std"].attrs)
+    return entry, curve.assign_coords(box_size=attrs["box_size"])
 
 
 def _pooled(fluctuations: Sequence[xr.Dataset]) -> xr.Dataset:

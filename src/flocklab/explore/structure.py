@@ -196,7 +196,7 @@ class LiveStructure:
         return self._sums
 
     def _fluctuations(self, frames: Frames) -> StructureData:
-        from flocklab.analysis.structure import box_divisions, number_fluctuations
+        from flocklab.analysis.structure import box_divisions, count_moments, number_fluctuations
 
         divisions = (self._divisions if self._sums
                      else box_divisions(frames.positions[0].shape[0], frames.dim))
@@ -205,8 +205,8 @@ class LiveStructure:
         s1, s2, boxes = self._accumulate(ds["count_sum"].values[0],
                                          ds["count_square_sum"].values[0],
                                          ds["boxes"].values[0])
-        mean = s1 / boxes
-        std = np.sqrt(np.maximum(s2 / boxes - mean**2, 0.0))
+        mean, var = count_moments(s1[None], s2[None], boxes[None])
+        std = np.sqrt(np.maximum(var, 0.0))
         x, y = _positive(ds["mean_count"].values, ds["count_std"].values)
         mean_x, mean_y = _positive(mean, std)
         return StructureData(FLUCTUATIONS, x, y, mean_x, mean_y, self._count,
