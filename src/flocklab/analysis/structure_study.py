@@ -15,7 +15,6 @@ variable on (``point``, index), padded with NaN.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,15 +33,14 @@ CURVES = (("mean_count", "count_std", "box_size"),
 
 
 def point_coordinates(study: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The swept values of each point, in the order of ``study["labels"]`` (the axes'
-    product, as :meth:`flocklab.config.study.Study.points` enumerates them)."""
-    axes = study["axes"]
-    points = []
-    for index in itertools.product(*(range(len(next(iter(a["coords"].values()))))
-                                     for a in axes)):
-        points.append({name: values[i] for axis, i in zip(axes, index, strict=True)
-                       for name, values in axis["coords"].items()})
-    return points
+    """The swept values of each point, in the order of ``study["labels"]`` (the grid of
+    :func:`flocklab.analysis.summary.study_grid` in C order, as
+    :meth:`flocklab.config.study.Study.points` enumerates it)."""
+    from flocklab.analysis.summary import study_grid
+
+    dims, shape, coords = study_grid(study)
+    return [{name: values[index[dims.index(dim)]].item()
+             for name, (dim, values, _) in coords.items()} for index in np.ndindex(*shape)]
 
 
 def study_structure(runs: Sequence[xr.Dataset], model: Any, study: Mapping[str, Any],
