@@ -67,6 +67,11 @@ BAND_AMPLITUDE = 0.1
 BAND_ANISOTROPY = 3.0
 
 
+class StructureInputError(ValueError):
+    """A run the spatial analysis cannot use: its model declares no positions, or no
+    snapshot frames are left from the first frame asked for."""
+
+
 @dataclass(frozen=True)
 class Frames:
     """Snapshot frames of one run, ready for the spatial measures.
@@ -119,14 +124,15 @@ def run_frames(run: xr.Dataset, kinematics: Kinematics, params: Mapping[str, Any
 
     Raises
     ------
-    ValueError
+    StructureInputError
         If the run has no frames from ``first_frame`` on.
     """
     names = kinematics.position[:kinematics.dimensions(params)]
     if names[0] not in run or run[names[0]].sizes.get("frame", 0) <= first_frame:
         frames = run[names[0]].sizes.get("frame", 0) if names[0] in run else 0
-        raise ValueError(f"the run has {frames} snapshot frames; first_frame = {first_frame} "
-                         "leaves none (record snapshots with 'snapshots: {every: ...}')")
+        raise StructureInputError(
+            f"the run has {frames} snapshot frames; first_frame = {first_frame} leaves none "
+            "(record snapshots with 'snapshots: {every: ...}')")
     values = {name: run[name].values[first_frame:] for name in _kinematic_names(kinematics)
               if name in run}
     return _stacked_frames(values, kinematics, params, run["frame"].values[first_frame:])
@@ -1008,11 +1014,12 @@ def run_structure(run: xr.Dataset, model: Any, first_frame: int | None = None, s
 
     Raises
     ------
-    ValueError
+    StructureInputError
         If the model declares no kinematics or the run has no frames from there on.
     """
     if model.kinematics is None:
-        raise ValueError(f"model '{model.name}' declares no positions for a spatial analysis")
+        raise StructureInputError(f"model '{model.name}' declares no positions for a "
+                                  "spatial analysis")
     if first_frame is None:
         first_frame = first_frame_after(run, 0.5 * float(run["frame"].values[-1]))
     params = model.run_parameters(run)

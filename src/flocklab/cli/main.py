@@ -304,6 +304,7 @@ def _setup_structure(parser: argparse.ArgumentParser, context: CommandContext) -
 
 
 def _structure(args: argparse.Namespace) -> None:
+    from flocklab.analysis.structure import StructureInputError
     from flocklab.stages.structure import run_structure_file
 
     if args.first_frame is not None and args.first_frame < 0:
@@ -313,7 +314,7 @@ def _structure(args: argparse.Namespace) -> None:
     try:
         summary = run_structure_file(args.run, args.out, args.first_frame, args.out_nc,
                                      args.seed, args.resamples)
-    except ValueError as error:
+    except StructureInputError as error:
         raise ParameterError("run", f"{args.run}: {error}") from None
     alpha, control = summary["number_fluctuation_exponent"], summary["control_exponent"]
     parts = [f"alpha = {alpha['value']:.3f} [{alpha['ci'][0]:.3f}, {alpha['ci'][1]:.3f}]",
